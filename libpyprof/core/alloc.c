@@ -1,0 +1,96 @@
+/*
+ * alloc.c - the library's allocator front, with a test hook that fails the
+ * Nth allocation (SQLite's test_malloc idea): the OOM-sweep tests raise N
+ * until a read succeeds and check that every earlier attempt failed cleanly.
+ * The counter is process-global; the hook is for single-threaded tests.
+ */
+#include "config.h"
+
+#include "pyprof_int.h"
+
+static long fail_at = -1; /* allocation index that starts failing; -1 = never */
+static long count;        /* allocations attempted since the hook was set */
+
+long
+pyprof__alloc_fail_after(long n)
+{
+    long done = count;
+    fail_at = n;
+    count = 0;
+    return done;
+}
+
+static bool
+should_fail(void)
+{
+    if (fail_at < 0)
+        return false;
+    return count++ >= fail_at;
+}
+
+void *
+pyprof__malloc(size_t n)
+{
+    if (should_fail())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *
+pyprof__calloc(size_t n, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *
+pyprof__realloc(void *p, size_t n)
+{
+    if (should_fail())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+void *
+pyprof__reallocarray(void *p, size_t n, size_t size)
+{
+    size_t bytes;
+    if (pyprof__mul_overflows(n, size, &bytes))
+        return NULL;
+    return pyprof__realloc(p, bytes);
+}
+
+void
+pyprof__free(void *p)
+{
+    free(p);
+}
+
+char *
+pyprof__strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = pyprof__malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int
+pyprof__grow(void **items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        if (pyprof__mul_overflows(ncap, 2, &ncap))
+            return PYPROF_ENOMEM;
+    }
+    void *n = pyprof__reallocarray(*items, ncap, size);
+    if (!n)
+        return PYPROF_ENOMEM;
+    *items = n;
+    *cap = ncap;
+    return 0;
+}

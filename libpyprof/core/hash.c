@@ -1,0 +1,90 @@
+/*
+ * hash.c - a fixed-seed byte hash and an open-addressing table of ids.
+ *
+ * The table stores only ids; keys live in the owner's arrays and are
+ * compared through a callback.  That keeps one generic table for strings,
+ * functions, edges and stack nodes without copying keys.  Linear probing,
+ * load factor at most 1/2.
+ */
+#include "config.h"
+
+#include "pyprof_int.h"
+
+uint64_t
+pyprof__hash_bytes(const void *data, size_t len)
+{
+    /* FNV-1a over 8-byte words then a final mix: fast enough and, with a
+     * fixed seed, the same on every run. */
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325ull ^ len;
+    while (len >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+        p += 8;
+        len -= 8;
+    }
+    while (len--) {
+        h = (h ^ *p++) * 0x100000001b3ull;
+    }
+    return pyprof__hash_mix(h, 0);
+}
+
+uint32_t
+pyprof__idtab_find(const pyprof__idtab *t, uint64_t h, pyprof__idtab_eq eq, const void *ctx,
+                   const void *key)
+{
+    if (!t->slots)
+        return PYPROF_NONE;
+    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        uint32_t s = t->slots[i];
+        if (s == 0)
+            return PYPROF_NONE;
+        if (eq(ctx, s - 1, key))
+            return s - 1;
+    }
+}
+
+static void
+place(uint32_t *slots, size_t mask, uint64_t h, uint32_t id)
+{
+    size_t i = h & mask;
+    while (slots[i])
+        i = (i + 1) & mask;
+    slots[i] = id + 1;
+}
+
+int
+pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
+                     uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx)
+{
+    size_t cap = t->slots ? t->mask + 1 : 0;
+    if ((t->used + 1) * 2 > cap) {
+        size_t ncap = cap ? cap * 2 : 64;
+        if (ncap < cap)
+            return PYPROF_ENOMEM;
+        uint32_t *ns = pyprof__calloc(ncap, sizeof(*ns));
+        if (!ns)
+            return PYPROF_ENOMEM;
+        for (size_t i = 0; i < cap; i++) {
+            if (t->slots[i])
+                place(ns, ncap - 1, rehash(ctx, t->slots[i] - 1), t->slots[i] - 1);
+        }
+        pyprof__free(t->slots);
+        t->slots = ns;
+        t->mask = ncap - 1;
+    }
+    place(t->slots, t->mask, h, id);
+    t->used++;
+    return 0;
+}
+
+void
+pyprof__idtab_free(pyprof__idtab *t)
+{
+    pyprof__free(t->slots);
+    t->slots = NULL;
+    t->mask = 0;
+    t->used = 0;
+}

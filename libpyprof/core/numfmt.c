@@ -1,0 +1,55 @@
+/*
+ * numfmt.c - number formatting and parsing in the C locale.
+ *
+ * Output must use '.' as the decimal point whatever LC_NUMERIC says, and a
+ * library must not call setlocale() behind its host program's back.  POSIX
+ * uselocale() switches only the calling thread, only for the call.
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "pyprof_int.h"
+
+static locale_t
+c_locale(void)
+{
+    /* Created once and kept for the process's lifetime; a race between two
+     * first calls at worst creates it twice and leaks one copy. */
+    static locale_t loc = (locale_t)0;
+    if (!loc)
+        loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    return loc;
+}
+
+int
+pyprof__vsnprintf_c(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    locale_t c = c_locale();
+    locale_t old = c ? uselocale(c) : (locale_t)0;
+    int n = vsnprintf(buf, size, fmt, ap);
+    if (c)
+        uselocale(old);
+    return n;
+}
+
+int
+pyprof__snprintf_c(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = pyprof__vsnprintf_c(buf, size, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+double
+pyprof__strtod_c(const char *s, char **end)
+{
+    locale_t c = c_locale();
+    if (c)
+        return strtod_l(s, end, c);
+    return strtod(s, end);
+}

@@ -1,0 +1,17 @@
+/*
+ * pyprof/dot.h - call graphs in gprof2dot's style, as DOT text or images through Graphviz.
+ */
+#ifndef PYPROF_DOT_H
+#define PYPROF_DOT_H
+
+#include <pyprof/profile.h>
+#include <pyprof/output.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

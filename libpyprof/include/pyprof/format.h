@@ -1,0 +1,69 @@
+/*
+ * pyprof/format.h - the format registry: naming, probing and reading.
+ *
+ * Each format module (formats/<name>.c) has a probe that looks at the first
+ * decoded bytes of an input (at most PYPROF_PROBE_BYTES) and bids 0-100: 0 is
+ * "not mine", 100 is "certainly mine" (a magic number).  The highest bid
+ * wins; ties go to registry order.  A forced format (-f NAME) skips probing.
+ */
+#ifndef PYPROF_FORMAT_H
+#define PYPROF_FORMAT_H
+
+#include <pyprof/input.h>
+#include <pyprof/profile.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How many bytes a probe may see. */
+#define PYPROF_PROBE_BYTES 4096
+
+/** Options for reading.  Always start from PYPROF_READ_OPTIONS_INIT. */
+typedef struct pyprof_read_options {
+    unsigned version;   /**< PYPROF_READ_OPTIONS_VERSION */
+    const char *format; /**< a format name or alias, or NULL to probe */
+    uint64_t max_bytes; /**< bound on decoded bytes held in memory; 0 = default (1 GiB) */
+    uint32_t max_depth; /**< nesting bound for recursive formats; 0 = default (2000) */
+} pyprof_read_options;
+
+#define PYPROF_READ_OPTIONS_VERSION 1
+#define PYPROF_READ_OPTIONS_INIT {PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0}
+
+/** Number of registered formats. */
+size_t pyprof_format_count(void);
+
+/** Name of the i-th format ("pstats", "lprof", ...), or NULL past the end. */
+const char *pyprof_format_name(size_t i);
+
+/** A one-line description of the i-th format, or NULL. */
+const char *pyprof_format_description(size_t i);
+
+/**
+ * The canonical name for `name`, which may be an alias ("collapse",
+ * "folded" -> "collapsed"); NULL if unknown.
+ */
+const char *pyprof_format_canonical(const char *name);
+
+/**
+ * Probe `in` without consuming it.  `*name` receives the best format's name,
+ * or NULL when nothing bids (then PYPROF_EFORMAT is returned with a message
+ * saying what the bytes look like, e.g. "a PNG image").  `score` may be NULL.
+ */
+int pyprof_format_probe(pyprof_input *in, const char **name, int *score, pyprof_error *err);
+
+/**
+ * Read one input into a new profile: probe (or use opts->format), run the
+ * format's reader, and record the input as a source.  `opts` may be NULL.
+ */
+int pyprof_profile_read(pyprof_profile **out, pyprof_input *in, const pyprof_read_options *opts,
+                        pyprof_error *err);
+
+/** Open `path` ("-" = stdin), read it, close it. */
+int pyprof_profile_load(pyprof_profile **out, const char *path,
+                        const pyprof_read_options *opts, pyprof_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

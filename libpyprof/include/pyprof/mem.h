@@ -1,0 +1,17 @@
+/*
+ * pyprof/mem.h - memory-over-time plots and mprof-style summaries.
+ */
+#ifndef PYPROF_MEM_H
+#define PYPROF_MEM_H
+
+#include <pyprof/profile.h>
+#include <pyprof/output.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,493 @@
+/*
+ * input.c - files, stdin and memory as a stream of decoded bytes.
+ *
+ * Two layers, as in libarchive: a source (fd or memory) gives raw bytes; if
+ * they start with a zstd frame (magic 28 B5 2F FD, or a skippable frame
+ * 5? 2A 4D 18) they go through a streaming ZSTD_DCtx, otherwise they are
+ * copied through.  Readers see a window [start, end) of decoded bytes that
+ * grows only as far as they ask, so a text reader streams a 1 GB file in a
+ * few hundred KiB, while binary readers may slurp a bounded whole object.
+ *
+ * Truncation: a zstd stream whose last ZSTD_decompressStream() result was
+ * not 0 when the raw bytes ran out ended inside a frame; that is an error,
+ * not a silent short read (see zstd's examples/streaming_decompression.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "pyprof_int.h"
+
+#define RAW_SIZE ((size_t)128 * 1024)
+#define WINDOW_MIN ((size_t)256 * 1024)
+#define LINE_MAX_DEFAULT ((size_t)64 << 20)
+/* Decompression ratio is only checked past this many decoded bytes: small
+ * inputs of repetitive text legitimately compress extremely well. */
+#define RATIO_GRACE ((uint64_t)64 << 20)
+
+int pyprof__error_setv(pyprof_error *err, int code, const char *source, const char *format,
+                       int64_t offset, int64_t line, const char *fmt, va_list ap);
+
+struct pyprof_input {
+    char *name;
+    int fd;       /* -1 for memory inputs */
+    bool own_fd;
+    const unsigned char *mem;
+    size_t mem_len, mem_pos;
+    int64_t mtime, fsize;
+
+    /* raw layer */
+    unsigned char *raw;
+    size_t raw_pos, raw_len;
+    bool raw_eof;
+    uint64_t raw_total;
+
+    /* zstd */
+    ZSTD_DCtx *dctx;
+    size_t zret; /* last ZSTD_decompressStream() result: 0 = at a frame boundary */
+
+    /* decoded window */
+    unsigned char *buf;
+    size_t cap, start, end, scan; /* scan: where read_line's newline search resumes */
+    bool eof;
+    uint64_t offset;  /* decoded offset of buf[start] */
+    uint64_t decoded; /* decoded bytes produced in all */
+    uint64_t line;
+    uint64_t max_bytes;
+};
+
+static int
+os_error(pyprof_input *in, pyprof_error *err, int e, const char *what)
+{
+    return pyprof_error_set(err, PYPROF_EIO, in->name, NULL, -1, 0, "%s: %s", what, strerror(e));
+}
+
+/* Read up to n raw bytes; 0 at end. */
+static int
+raw_read(pyprof_input *in, unsigned char *dst, size_t n, size_t *got, pyprof_error *err)
+{
+    *got = 0;
+    if (in->fd < 0) {
+        size_t k = in->mem_len - in->mem_pos;
+        if (k > n)
+            k = n;
+        memcpy(dst, in->mem + in->mem_pos, k);
+        in->mem_pos += k;
+        *got = k;
+        return 0;
+    }
+    for (;;) {
+        ssize_t r = read(in->fd, dst, n);
+        if (r >= 0) {
+            *got = (size_t)r;
+            return 0;
+        }
+        if (errno != EINTR)
+            return os_error(in, err, errno, "read failed");
+    }
+}
+
+/* Refill the raw buffer when it is empty. */
+static int
+raw_fill(pyprof_input *in, pyprof_error *err)
+{
+    if (in->raw_pos < in->raw_len || in->raw_eof)
+        return 0;
+    size_t got;
+    int rc = raw_read(in, in->raw, RAW_SIZE, &got, err);
+    if (rc < 0)
+        return rc;
+    in->raw_pos = 0;
+    in->raw_len = got;
+    in->raw_total += got;
+    if (got == 0)
+        in->raw_eof = true;
+    return 0;
+}
+
+static bool
+is_zstd_magic(const unsigned char *p, size_t n)
+{
+    if (n < 4)
+        return false;
+    if (p[0] == 0x28 && p[1] == 0xB5 && p[2] == 0x2F && p[3] == 0xFD)
+        return true;
+    /* skippable frames: 0x184D2A50..0x184D2A5F little-endian */
+    return (p[0] & 0xF0) == 0x50 && p[1] == 0x2A && p[2] == 0x4D && p[3] == 0x18;
+}
+
+static int
+setup(pyprof_input *in, pyprof_error *err)
+{
+    in->raw = pyprof__malloc(RAW_SIZE);
+    if (!in->raw)
+        return pyprof_error_set(err, PYPROF_ENOMEM, in->name, NULL, -1, 0, "out of memory");
+    in->max_bytes = PYPROF_INPUT_MAX_BYTES_DEFAULT;
+    /* Sniff: gather at least 4 raw bytes (a pipe may deliver fewer at once). */
+    while (in->raw_len < 4 && !in->raw_eof) {
+        size_t got;
+        int rc = raw_read(in, in->raw + in->raw_len, RAW_SIZE - in->raw_len, &got, err);
+        if (rc < 0)
+            return rc;
+        if (got == 0)
+            in->raw_eof = true;
+        in->raw_len += got;
+        in->raw_total += got;
+    }
+    if (is_zstd_magic(in->raw, in->raw_len)) {
+        in->dctx = ZSTD_createDCtx();
+        if (!in->dctx)
+            return pyprof_error_set(err, PYPROF_ENOMEM, in->name, NULL, -1, 0, "out of memory");
+    }
+    return 0;
+}
+
+static pyprof_input *
+input_alloc(const char *name)
+{
+    pyprof_input *in = pyprof__calloc(1, sizeof(*in));
+    if (!in)
+        return NULL;
+    in->fd = -1;
+    in->mtime = -1;
+    in->fsize = -1;
+    in->name = pyprof__strdup(name);
+    if (!in->name) {
+        pyprof__free(in);
+        return NULL;
+    }
+    return in;
+}
+
+int
+pyprof_input_open_file(pyprof_input **out, const char *path, pyprof_error *err)
+{
+    *out = NULL;
+    bool is_stdin = strcmp(path, "-") == 0;
+    pyprof_input *in = input_alloc(is_stdin ? "<stdin>" : path);
+    if (!in)
+        return pyprof_error_set(err, PYPROF_ENOMEM, path, NULL, -1, 0, "out of memory");
+    int rc;
+    if (is_stdin) {
+        in->fd = STDIN_FILENO;
+    } else {
+        in->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (in->fd < 0) {
+            rc = os_error(in, err, errno, "cannot open");
+            goto fail;
+        }
+        in->own_fd = true;
+    }
+    struct stat st;
+    if (fstat(in->fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            rc = pyprof_error_set(err, PYPROF_EIO, in->name, NULL, -1, 0,
+                                  "is a directory, not a profile file");
+            goto fail;
+        }
+        in->mtime = (int64_t)st.st_mtime;
+        if (S_ISREG(st.st_mode))
+            in->fsize = (int64_t)st.st_size;
+    }
+    if ((rc = setup(in, err)) < 0)
+        goto fail;
+    *out = in;
+    return 0;
+fail:
+    pyprof_input_close(in);
+    return rc;
+}
+
+int
+pyprof_input_open_memory(pyprof_input **out, const void *data, size_t len, const char *name,
+                         pyprof_error *err)
+{
+    *out = NULL;
+    pyprof_input *in = input_alloc(name ? name : "<memory>");
+    if (!in)
+        return pyprof_error_set(err, PYPROF_ENOMEM, name, NULL, -1, 0, "out of memory");
+    in->mem = data;
+    in->mem_len = len;
+    in->fsize = (int64_t)len;
+    int rc = setup(in, err);
+    if (rc < 0) {
+        pyprof_input_close(in);
+        return rc;
+    }
+    *out = in;
+    return 0;
+}
+
+void
+pyprof_input_close(pyprof_input *in)
+{
+    if (!in)
+        return;
+    if (in->own_fd && in->fd >= 0)
+        close(in->fd);
+    ZSTD_freeDCtx(in->dctx);
+    pyprof__free(in->raw);
+    pyprof__free(in->buf);
+    pyprof__free(in->name);
+    pyprof__free(in);
+}
+
+const char *
+pyprof_input_name(const pyprof_input *in)
+{
+    return in->name;
+}
+
+int64_t
+pyprof_input_mtime(const pyprof_input *in)
+{
+    return in->mtime;
+}
+
+int
+pyprof_input_is_compressed(const pyprof_input *in)
+{
+    return in->dctx != NULL;
+}
+
+int64_t
+pyprof_input_file_size(const pyprof_input *in)
+{
+    return in->fsize;
+}
+
+void
+pyprof_input_set_max_bytes(pyprof_input *in, uint64_t max_bytes)
+{
+    in->max_bytes = max_bytes ? max_bytes : PYPROF_INPUT_MAX_BYTES_DEFAULT;
+}
+
+uint64_t
+pyprof_input_offset(const pyprof_input *in)
+{
+    return in->offset;
+}
+
+uint64_t
+pyprof_input_line(const pyprof_input *in)
+{
+    return in->line;
+}
+
+/* Make room for at least `room` more bytes after `end`. */
+static int
+make_room(pyprof_input *in, size_t room, pyprof_error *err)
+{
+    if (in->start > 0 && in->cap - in->end < room) {
+        memmove(in->buf, in->buf + in->start, in->end - in->start);
+        in->end -= in->start;
+        in->scan -= in->start;
+        in->start = 0;
+    }
+    if (in->cap - in->end >= room)
+        return 0;
+    size_t need;
+    if (pyprof__add_overflows(in->end, room, &need) || need > in->max_bytes + 1)
+        return pyprof_error_set(err, PYPROF_ELIMIT, in->name, NULL, (int64_t)in->offset, 0,
+                                "more than %llu bytes would have to be held in memory "
+                                "(raise the limit with --max-bytes)",
+                                (unsigned long long)in->max_bytes);
+    size_t ncap = in->cap ? in->cap : WINDOW_MIN;
+    while (ncap < need)
+        ncap *= 2;
+    unsigned char *nb = pyprof__realloc(in->buf, ncap);
+    if (!nb)
+        return pyprof_error_set(err, PYPROF_ENOMEM, in->name, NULL, (int64_t)in->offset, 0,
+                                "out of memory");
+    in->buf = nb;
+    in->cap = ncap;
+    return 0;
+}
+
+/* Decode more bytes into buf[end..cap); sets eof when there are no more. */
+static int
+produce(pyprof_input *in, pyprof_error *err)
+{
+    int rc;
+    if (!in->dctx) {
+        if (in->raw_pos < in->raw_len) {
+            size_t k = in->raw_len - in->raw_pos;
+            if (k > in->cap - in->end)
+                k = in->cap - in->end;
+            memcpy(in->buf + in->end, in->raw + in->raw_pos, k);
+            in->raw_pos += k;
+            in->end += k;
+            in->decoded += k;
+            return 0;
+        }
+        if (in->raw_eof) {
+            in->eof = true;
+            return 0;
+        }
+        size_t got;
+        if ((rc = raw_read(in, in->buf + in->end, in->cap - in->end, &got, err)) < 0)
+            return rc;
+        in->raw_total += got;
+        if (got == 0)
+            in->raw_eof = in->eof = true;
+        in->end += got;
+        in->decoded += got;
+        return 0;
+    }
+    for (;;) {
+        if ((rc = raw_fill(in, err)) < 0)
+            return rc;
+        if (in->raw_pos == in->raw_len && in->raw_eof) {
+            if (in->zret != 0)
+                return pyprof_error_set(err, PYPROF_EFORMAT, in->name, "zstd",
+                                        (int64_t)in->decoded, 0,
+                                        "zstd data is truncated (the stream ends inside a frame)");
+            in->eof = true;
+            return 0;
+        }
+        ZSTD_inBuffer ib = {in->raw, in->raw_len, in->raw_pos};
+        ZSTD_outBuffer ob = {in->buf + in->end, in->cap - in->end, 0};
+        size_t r = ZSTD_decompressStream(in->dctx, &ob, &ib);
+        if (ZSTD_isError(r))
+            return pyprof_error_set(err, PYPROF_EFORMAT, in->name, "zstd", (int64_t)in->decoded, 0,
+                                    "bad zstd data: %s", ZSTD_getErrorName(r));
+        in->raw_pos = ib.pos;
+        in->zret = r;
+        in->end += ob.pos;
+        in->decoded += ob.pos;
+        if (in->decoded > RATIO_GRACE && in->decoded / PYPROF_INPUT_MAX_RATIO_DEFAULT > in->raw_total)
+            return pyprof_error_set(err, PYPROF_ELIMIT, in->name, "zstd", (int64_t)in->decoded, 0,
+                                    "zstd data expands more than %ux; refusing a likely "
+                                    "decompression bomb",
+                                    PYPROF_INPUT_MAX_RATIO_DEFAULT);
+        if (ob.pos > 0)
+            return 0;
+    }
+}
+
+/* Ensure end - start >= want, or eof. */
+static int
+fill(pyprof_input *in, size_t want, pyprof_error *err)
+{
+    while (in->end - in->start < want && !in->eof) {
+        size_t room = want - (in->end - in->start);
+        if (room < RAW_SIZE)
+            room = RAW_SIZE;
+        int rc = make_room(in, room, err);
+        if (rc < 0)
+            return rc;
+        if ((rc = produce(in, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int
+pyprof_input_peek(pyprof_input *in, size_t want, const unsigned char **data, size_t *avail,
+                  pyprof_error *err)
+{
+    int rc = fill(in, want, err);
+    if (rc < 0)
+        return rc;
+    *data = in->buf ? in->buf + in->start : (const unsigned char *)"";
+    *avail = in->end - in->start;
+    return 0;
+}
+
+void
+pyprof_input_consume(pyprof_input *in, size_t n)
+{
+    size_t have = in->end - in->start;
+    if (n > have)
+        n = have;
+    in->start += n;
+    in->offset += n;
+    if (in->scan < in->start)
+        in->scan = in->start;
+}
+
+int
+pyprof_input_read_line(pyprof_input *in, const char **line, size_t *len, size_t max_len,
+                       pyprof_error *err)
+{
+    if (!max_len)
+        max_len = LINE_MAX_DEFAULT;
+    if (in->scan < in->start)
+        in->scan = in->start;
+    for (;;) {
+        unsigned char *nl = NULL;
+        if (in->end > in->scan)
+            nl = memchr(in->buf + in->scan, '\n', in->end - in->scan);
+        if (nl || (in->eof && in->end > in->start)) {
+            size_t n = nl ? (size_t)(nl - (in->buf + in->start)) : in->end - in->start;
+            if (n > max_len)
+                break;
+            if (!nl) {
+                int rc = make_room(in, 1, err); /* room for the NUL */
+                if (rc < 0)
+                    return rc;
+            }
+            unsigned char *s = in->buf + in->start;
+            s[n] = '\0';
+            *line = (const char *)s;
+            *len = n;
+            size_t step = nl ? n + 1 : n;
+            in->start += step;
+            in->offset += step;
+            in->scan = in->start;
+            in->line++;
+            return 1;
+        }
+        if (in->eof)
+            return 0;
+        in->scan = in->end;
+        if (in->end - in->start > max_len)
+            break;
+        int rc = fill(in, in->end - in->start + 1, err);
+        if (rc < 0)
+            return rc;
+    }
+    return pyprof_error_set(err, PYPROF_ELIMIT, in->name, NULL, -1, (int64_t)in->line + 1,
+                            "line longer than %zu bytes", max_len);
+}
+
+int
+pyprof_input_slurp(pyprof_input *in, const unsigned char **data, size_t *len, pyprof_error *err)
+{
+    while (!in->eof) {
+        int rc = fill(in, in->end - in->start + RAW_SIZE, err);
+        if (rc < 0)
+            return rc;
+    }
+    *data = in->buf ? in->buf + in->start : (const unsigned char *)"";
+    *len = in->end - in->start;
+    return 0;
+}
+
+int
+pyprof_input_error(pyprof_input *in, pyprof_error *err, int code, const char *format,
+                   uint64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pyprof__error_setv(err, code, in->name, format, (int64_t)offset, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int
+pyprof_input_error_line(pyprof_input *in, pyprof_error *err, int code, const char *format,
+                        uint64_t line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pyprof__error_setv(err, code, in->name, format, -1, (int64_t)line, fmt, ap);
+    va_end(ap);
+    return code;
+}

@@ -1,0 +1,277 @@
+/*
+ * output.c - sinks for rendered bytes: an atomically replaced file, stdout,
+ * a caller's FILE *, or memory.
+ *
+ * Atomicity: a regular-file target is written as "<dir>/.<name>.XXXXXX" (same
+ * directory, so rename(2) cannot cross file systems), flushed, fsync'ed and
+ * renamed over the target on commit.  Until then the old file is untouched;
+ * a killed run leaves at most a stray temporary file, never half a target.
+ * Targets that exist and are not regular files (/dev/null, FIFOs, ttys)
+ * cannot be replaced by rename and are written directly.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pyprof_int.h"
+
+int pyprof__error_setv(pyprof_error *err, int code, const char *source, const char *format,
+                       int64_t offset, int64_t line, const char *fmt, va_list ap);
+
+enum kind { K_FILE, K_STDIO, K_MEMORY };
+
+struct pyprof_output {
+    enum kind kind;
+    char *name;     /* target as given */
+    char *tmpname;  /* temporary file, K_FILE with rename only */
+    FILE *f;
+    bool own_f;
+    unsigned char *mem;
+    size_t len, cap;
+    pyprof_error err; /* sticky */
+};
+
+static pyprof_output *
+out_alloc(enum kind kind, const char *name)
+{
+    pyprof_output *o = pyprof__calloc(1, sizeof(*o));
+    if (!o)
+        return NULL;
+    o->kind = kind;
+    o->name = pyprof__strdup(name);
+    if (!o->name) {
+        pyprof__free(o);
+        return NULL;
+    }
+    pyprof_error_clear(&o->err);
+    return o;
+}
+
+static void
+out_free(pyprof_output *o)
+{
+    pyprof__free(o->name);
+    pyprof__free(o->tmpname);
+    pyprof__free(o->mem);
+    pyprof__free(o);
+}
+
+static void
+sticky(pyprof_output *o, int code, const char *fmt, ...)
+{
+    if (o->err.code)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    pyprof__error_setv(&o->err, code, o->name, NULL, -1, 0, fmt, ap);
+    va_end(ap);
+}
+
+int
+pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err)
+{
+    *out = NULL;
+    if (strcmp(path, "-") == 0)
+        return pyprof_output_open_stdio(out, stdout, "<stdout>", err);
+
+    pyprof_output *o = out_alloc(K_FILE, path);
+    if (!o)
+        return pyprof_error_set(err, PYPROF_ENOMEM, path, NULL, -1, 0, "out of memory");
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            out_free(o);
+            return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0,
+                                    "is a directory; give a file name");
+        }
+        o->f = fopen(path, "wb");
+        if (!o->f) {
+            int e = errno;
+            out_free(o);
+            return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot open: %s",
+                                    strerror(e));
+        }
+        o->own_f = true;
+        *out = o;
+        return 0;
+    }
+
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    const char *base = path + dirlen;
+    size_t n = dirlen + strlen(base) + 16;
+    o->tmpname = pyprof__malloc(n);
+    if (!o->tmpname) {
+        out_free(o);
+        return pyprof_error_set(err, PYPROF_ENOMEM, path, NULL, -1, 0, "out of memory");
+    }
+    snprintf(o->tmpname, n, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+    int fd = mkostemp(o->tmpname, O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        out_free(o);
+        return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot create: %s",
+                                strerror(e));
+    }
+    /* mkostemp makes 0600; a profile or picture is an ordinary file, so give
+     * it the permissions a plain open() would (0666 less the umask). */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    o->f = fdopen(fd, "wb");
+    if (!o->f) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmpname);
+        out_free(o);
+        return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot open: %s",
+                                strerror(e));
+    }
+    o->own_f = true;
+    *out = o;
+    return 0;
+}
+
+int
+pyprof_output_open_memory(pyprof_output **out, pyprof_error *err)
+{
+    *out = out_alloc(K_MEMORY, "<memory>");
+    if (!*out)
+        return pyprof_error_set(err, PYPROF_ENOMEM, NULL, NULL, -1, 0, "out of memory");
+    return 0;
+}
+
+int
+pyprof_output_open_stdio(pyprof_output **out, FILE *f, const char *name, pyprof_error *err)
+{
+    pyprof_output *o = out_alloc(K_STDIO, name ? name : "<stream>");
+    *out = o;
+    if (!o)
+        return pyprof_error_set(err, PYPROF_ENOMEM, name, NULL, -1, 0, "out of memory");
+    o->f = f;
+    return 0;
+}
+
+void
+pyprof_output_write(pyprof_output *o, const void *data, size_t len)
+{
+    if (o->err.code || len == 0)
+        return;
+    if (o->kind == K_MEMORY) {
+        if (PYPROF_GROW(o->mem, o->cap, o->len + len) < 0) {
+            sticky(o, PYPROF_ENOMEM, "out of memory");
+            return;
+        }
+        memcpy(o->mem + o->len, data, len);
+        o->len += len;
+        return;
+    }
+    if (fwrite(data, 1, len, o->f) != len)
+        sticky(o, PYPROF_EIO, "write failed: %s", strerror(errno));
+}
+
+void
+pyprof_output_puts(pyprof_output *o, const char *s)
+{
+    pyprof_output_write(o, s, strlen(s));
+}
+
+void
+pyprof_output_vprintf(pyprof_output *o, const char *fmt, va_list ap)
+{
+    char small[512];
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = pyprof__vsnprintf_c(small, sizeof(small), fmt, ap);
+    if (n < 0) {
+        sticky(o, PYPROF_EINVAL, "bad format");
+    } else if ((size_t)n < sizeof(small)) {
+        pyprof_output_write(o, small, (size_t)n);
+    } else {
+        char *big = pyprof__malloc((size_t)n + 1);
+        if (!big) {
+            sticky(o, PYPROF_ENOMEM, "out of memory");
+        } else {
+            pyprof__vsnprintf_c(big, (size_t)n + 1, fmt, ap2);
+            pyprof_output_write(o, big, (size_t)n);
+            pyprof__free(big);
+        }
+    }
+    va_end(ap2);
+}
+
+void
+pyprof_output_printf(pyprof_output *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pyprof_output_vprintf(o, fmt, ap);
+    va_end(ap);
+}
+
+int
+pyprof_output_status(const pyprof_output *o, pyprof_error *err)
+{
+    if (o->err.code && err)
+        *err = o->err;
+    return o->err.code;
+}
+
+const unsigned char *
+pyprof_output_data(const pyprof_output *o, size_t *len)
+{
+    if (o->kind != K_MEMORY) {
+        *len = 0;
+        return NULL;
+    }
+    *len = o->len;
+    return o->mem ? o->mem : (const unsigned char *)"";
+}
+
+const char *
+pyprof_output_name(const pyprof_output *o)
+{
+    return o->name;
+}
+
+int
+pyprof_output_commit(pyprof_output *o, pyprof_error *err)
+{
+    if (!o)
+        return pyprof_error_set(err, PYPROF_EINVAL, NULL, NULL, -1, 0, "no output");
+    if (o->f && !o->err.code && fflush(o->f) != 0)
+        sticky(o, PYPROF_EIO, "write failed: %s", strerror(errno));
+    if (o->tmpname && !o->err.code && fsync(fileno(o->f)) != 0 && errno != EINVAL)
+        sticky(o, PYPROF_EIO, "fsync failed: %s", strerror(errno));
+    if (o->own_f) {
+        if (fclose(o->f) != 0)
+            sticky(o, PYPROF_EIO, "close failed: %s", strerror(errno));
+        o->f = NULL;
+    }
+    if (o->tmpname) {
+        if (!o->err.code && rename(o->tmpname, o->name) != 0)
+            sticky(o, PYPROF_EIO, "cannot rename into place: %s", strerror(errno));
+        if (o->err.code)
+            unlink(o->tmpname);
+    }
+    int rc = pyprof_output_status(o, err);
+    out_free(o);
+    return rc;
+}
+
+void
+pyprof_output_abort(pyprof_output *o)
+{
+    if (!o)
+        return;
+    if (o->own_f && o->f)
+        fclose(o->f);
+    if (o->tmpname)
+        unlink(o->tmpname);
+    out_free(o);
+}

@@ -1,0 +1,33 @@
+# libpyprof/local.mk - the library core: model, input/output, public headers.
+libpyprof_libpyprof_la_SOURCES += \
+	libpyprof/pyprof_int.h \
+	libpyprof/core/profile_int.h \
+	libpyprof/core/alloc.c \
+	libpyprof/core/arena.c \
+	libpyprof/core/hash.c \
+	libpyprof/core/utf8.c \
+	libpyprof/core/numfmt.c \
+	libpyprof/core/error.c \
+	libpyprof/core/version.c \
+	libpyprof/core/profile.c \
+	libpyprof/core/merge.c \
+	libpyprof/core/derive.c \
+	libpyprof/io/input.c \
+	libpyprof/io/output.c
+
+pyprofinclude_HEADERS += \
+	libpyprof/include/pyprof/pyprof.h \
+	libpyprof/include/pyprof/common.h \
+	libpyprof/include/pyprof/error.h \
+	libpyprof/include/pyprof/input.h \
+	libpyprof/include/pyprof/output.h \
+	libpyprof/include/pyprof/profile.h \
+	libpyprof/include/pyprof/format.h \
+	libpyprof/include/pyprof/stats.h \
+	libpyprof/include/pyprof/dot.h \
+	libpyprof/include/pyprof/flame.h \
+	libpyprof/include/pyprof/lines.h \
+	libpyprof/include/pyprof/mem.h
+
+EXTRA_DIST += libpyprof/libpyprof.pc.in
+DISTCLEANFILES += libpyprof/libpyprof.pc

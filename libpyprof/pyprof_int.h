@@ -1,0 +1,138 @@
+/*
+ * pyprof_int.h - the private contract between the library core and the
+ * format modules and renderers.  Not installed.  Names here are pyprof__*
+ * (semi-private: visible across the library's files, never exported; the
+ * link's -export-symbols-regex hides them).
+ */
+#ifndef PYPROF_INT_H
+#define PYPROF_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pyprof/pyprof.h>
+
+/* ---- error shorthands ------------------------------------------------------
+ * One-line error paths, as zstd's RETURN_ERROR_IF/FORWARD_IF_ERROR: a
+ * function keeps `int rc` and one `out:` label that releases what it holds. */
+#define PYPROF_TRY(expr)                                                                           \
+    do {                                                                                           \
+        rc = (expr);                                                                               \
+        if (rc < 0)                                                                                \
+            goto out;                                                                              \
+    } while (0)
+
+/* ---- checked size arithmetic ----------------------------------------------- */
+static inline bool
+pyprof__mul_overflows(size_t a, size_t b, size_t *r)
+{
+    return __builtin_mul_overflow(a, b, r);
+}
+static inline bool
+pyprof__add_overflows(size_t a, size_t b, size_t *r)
+{
+    return __builtin_add_overflow(a, b, r);
+}
+
+/* ---- allocation ------------------------------------------------------------
+ * Every allocation of the library goes through these, so that the tests can
+ * fail the Nth one (pyprof__alloc_fail_after) and check that each failure
+ * comes back as PYPROF_ENOMEM without a leak. */
+void *pyprof__malloc(size_t n);
+void *pyprof__calloc(size_t n, size_t size);
+void *pyprof__realloc(void *p, size_t n);
+/* realloc of n*size bytes with overflow checking */
+void *pyprof__reallocarray(void *p, size_t n, size_t size);
+void pyprof__free(void *p);
+char *pyprof__strdup(const char *s);
+/* Test hook: allocation number `n` (0-based, counted from this call) and all
+ * later ones fail; n < 0 switches failing off.  Returns allocations so far. */
+long pyprof__alloc_fail_after(long n);
+
+/* Grow a dynamic array `*items` (element size `size`) so that it holds at
+ * least `need` elements; capacity doubles.  Returns 0 or PYPROF_ENOMEM. */
+int pyprof__grow(void **items, size_t *cap, size_t need, size_t size);
+#define PYPROF_GROW(arr, cap, need) pyprof__grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* ---- arena -------------------------------------------------------------------
+ * Bump allocation for objects that live as long as their profile (strings).
+ * Freed all at once.  With PYPROF_DEBUG_ARENA every object is its own malloc
+ * so that ASan sees overruns between neighbours. */
+typedef struct pyprof__arena {
+    struct pyprof__arena_block *head;
+} pyprof__arena;
+void *pyprof__arena_alloc(pyprof__arena *a, size_t n);
+void pyprof__arena_free(pyprof__arena *a);
+
+/* ---- hashing ------------------------------------------------------------------
+ * A fixed-seed hash: output never depends on it (nothing iterates hash
+ * order), but fixed seeds keep runs reproducible for debugging. */
+uint64_t pyprof__hash_bytes(const void *data, size_t len);
+static inline uint64_t
+pyprof__hash_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
+}
+
+/* Open-addressing table of ids; the owner compares keys through a callback.
+ * Slots hold id+1 (0 = empty). */
+typedef struct pyprof__idtab {
+    uint32_t *slots;
+    size_t mask; /* capacity - 1, capacity a power of two */
+    size_t used;
+} pyprof__idtab;
+typedef bool (*pyprof__idtab_eq)(const void *ctx, uint32_t id, const void *key);
+/* Find key with hash h; returns id or PYPROF_NONE. */
+uint32_t pyprof__idtab_find(const pyprof__idtab *t, uint64_t h, pyprof__idtab_eq eq,
+                            const void *ctx, const void *key);
+/* Insert id (known absent) with hash h; rehash uses `rehash(ctx, id)`. */
+int pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
+                         uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
+void pyprof__idtab_free(pyprof__idtab *t);
+
+/* ---- UTF-8 ---------------------------------------------------------------------- */
+/* Length of the valid UTF-8 prefix of s[0..len) (== len when all valid). */
+size_t pyprof__utf8_valid_prefix(const unsigned char *s, size_t len);
+/* Number of code points in valid UTF-8 (for column widths, as Python's len()). */
+size_t pyprof__utf8_length(const char *s, size_t len);
+
+/* ---- locale-independent number formatting ----------------------------------- */
+/* vsnprintf in the C locale (uselocale, never setlocale). */
+int pyprof__vsnprintf_c(char *buf, size_t size, const char *fmt, va_list ap);
+int pyprof__snprintf_c(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* strtod in the C locale. */
+double pyprof__strtod_c(const char *s, char **end);
+
+/* ---- format modules -------------------------------------------------------------- */
+typedef struct pyprof__format {
+    const char *name;        /* canonical name, as -f takes it */
+    const char *aliases;     /* space-separated other names accepted by -f, or NULL */
+    const char *description; /* one line for --help and error messages */
+    /* Bid 0..100 on the first `len` (<= PYPROF_PROBE_BYTES) decoded bytes.
+     * `at_eof` says whether those are all the bytes there are. */
+    int (*probe)(const unsigned char *head, size_t len, bool at_eof);
+    /* Read everything from `in` into the empty profile `p`. */
+    int (*read)(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
+                pyprof_error *err);
+} pyprof__format;
+
+/* The registry, in bid-tie order (formats/registry.c). */
+extern const pyprof__format *const pyprof__formats[];
+extern const size_t pyprof__format_count;
+
+/* Each module's entry (formats/<name>.c). */
+extern const pyprof__format pyprof__format_pstats;
+extern const pyprof__format pyprof__format_lprof;
+extern const pyprof__format pyprof__format_mprofile;
+extern const pyprof__format pyprof__format_memreport;
+extern const pyprof__format pyprof__format_collapsed;
+
+/* Defaults applied when read options leave a limit at 0. */
+#define PYPROF__DEFAULT_MAX_DEPTH 2000u
+
+#endif

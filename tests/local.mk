@@ -1,0 +1,20 @@
+# tests/local.mk - the unit tests of the core.  Feature fragments
+# (tools/*.mk) add their own tests to check_PROGRAMS and TESTS.
+TEST_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+TEST_LIBS = libpyprof/libpyprof.la $(LIBM)
+
+check_PROGRAMS += tests/t_core tests/t_input
+TESTS += tests/t_core tests/t_input
+
+tests_t_core_SOURCES = tests/t_core.c tests/tap.h
+tests_t_core_CPPFLAGS = $(TEST_CPPFLAGS)
+# The core tests reach the semi-private pyprof__* test hooks, which the
+# shared library hides, so they link the convenience objects statically.
+tests_t_core_LDFLAGS = -static
+tests_t_core_LDADD = $(TEST_LIBS)
+
+tests_t_input_SOURCES = tests/t_input.c tests/tap.h
+tests_t_input_CPPFLAGS = $(TEST_CPPFLAGS) $(ZSTD_CFLAGS)
+tests_t_input_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
+
+EXTRA_DIST += tests/fixtures tests/golden

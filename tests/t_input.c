@@ -1,0 +1,170 @@
+/*
+ * t_input.c - the input layer (memory, files, lines, zstd with concatenated
+ * and truncated frames) and atomic outputs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <pyprof/pyprof.h>
+
+#include "tap.h"
+
+static void
+test_lines(void)
+{
+    const char text[] = "first\nsecond\r\n\nlast";
+    pyprof_input *in;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    TAP_IS_INT(pyprof_input_open_memory(&in, text, sizeof(text) - 1, "mem", &err), 0, "open");
+    const char *l;
+    size_t n;
+    TAP_OK(pyprof_input_read_line(in, &l, &n, 0, &err) == 1 && n == 5 && !strcmp(l, "first"),
+           "line 1");
+    TAP_OK(pyprof_input_read_line(in, &l, &n, 0, &err) == 1 && !strcmp(l, "second\r"),
+           "CRLF keeps its CR for the format to decide");
+    TAP_OK(pyprof_input_read_line(in, &l, &n, 0, &err) == 1 && n == 0, "empty line");
+    TAP_OK(pyprof_input_read_line(in, &l, &n, 0, &err) == 1 && !strcmp(l, "last"),
+           "last line without newline");
+    TAP_IS_INT(pyprof_input_line(in), 4, "line counter");
+    TAP_IS_INT(pyprof_input_read_line(in, &l, &n, 0, &err), 0, "then end of input");
+    TAP_IS_INT(pyprof_input_offset(in), sizeof(text) - 1, "offset at end");
+    pyprof_input_close(in);
+
+    TAP_IS_INT(pyprof_input_open_memory(&in, "abcdefghij\n", 11, "long", &err), 0, "open");
+    TAP_IS_INT(pyprof_input_read_line(in, &l, &n, 4, &err), PYPROF_ELIMIT, "over-long line");
+    TAP_IS_INT(err.line, 1, "error names the line");
+    pyprof_input_close(in);
+}
+
+static void
+test_zstd(void)
+{
+    /* a big text so that several decode rounds and window growth happen */
+    size_t plain_len = 3u << 20;
+    char *plain = malloc(plain_len);
+    for (size_t i = 0; i < plain_len; i++)
+        plain[i] = (i % 61 == 60) ? '\n' : (char)('a' + (i * 7) % 26);
+    size_t cap = ZSTD_compressBound(plain_len) * 2;
+    unsigned char *z = malloc(cap);
+    /* two concatenated frames: the first and second halves */
+    size_t half = plain_len / 2;
+    size_t z1 = ZSTD_compress(z, cap, plain, half, 3);
+    size_t z2 = ZSTD_compress(z + z1, cap - z1, plain + half, plain_len - half, 3);
+    TAP_OK(!ZSTD_isError(z1) && !ZSTD_isError(z2), "compressed two frames");
+
+    pyprof_input *in;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    pyprof_input_open_memory(&in, z, z1 + z2, "two.zst", &err);
+    TAP_OK(pyprof_input_is_compressed(in), "zstd detected by magic");
+    const unsigned char *data;
+    size_t len;
+    TAP_IS_INT(pyprof_input_slurp(in, &data, &len, &err), 0, "slurp");
+    TAP_OK(len == plain_len && memcmp(data, plain, len) == 0,
+           "concatenated frames decode to the whole text");
+    pyprof_input_close(in);
+
+    pyprof_input_open_memory(&in, z, z1 + z2, "two.zst", &err);
+    const char *l;
+    size_t n, lines = 0, bytes = 0;
+    int rc;
+    while ((rc = pyprof_input_read_line(in, &l, &n, 0, &err)) == 1) {
+        lines++;
+        bytes += n + 1;
+    }
+    TAP_OK(rc == 0 && lines == plain_len / 61 + (plain_len % 61 != 0), "line reading over zstd");
+    pyprof_input_close(in);
+
+    /* truncated: cut the second frame short */
+    pyprof_input_open_memory(&in, z, z1 + z2 / 2, "cut.zst", &err);
+    rc = pyprof_input_slurp(in, &data, &len, &err);
+    TAP_IS_INT(rc, PYPROF_EFORMAT, "truncated zstd is an error");
+    TAP_OK(strstr(err.message, "truncated") != NULL, "which says truncated: %s", err.message);
+    TAP_IS_STR(err.source, "cut.zst", "and names the file");
+    pyprof_input_close(in);
+
+    /* limits */
+    pyprof_input_open_memory(&in, z, z1 + z2, "two.zst", &err);
+    pyprof_input_set_max_bytes(in, 1u << 20);
+    TAP_IS_INT(pyprof_input_slurp(in, &data, &len, &err), PYPROF_ELIMIT,
+               "slurp past max_bytes is refused");
+    pyprof_input_close(in);
+    free(z);
+    free(plain);
+}
+
+static void
+test_files(void)
+{
+    pyprof_input *in;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    TAP_OK(pyprof_input_open_file(&in, "/nonexistent/x.prof", &err) == PYPROF_EIO &&
+               strstr(err.message, "No such file") != NULL,
+           "missing file: %s", err.message);
+    TAP_OK(pyprof_input_open_file(&in, "/", &err) == PYPROF_EIO &&
+               strstr(err.message, "directory") != NULL,
+           "directory: %s", err.message);
+    char line[2048];
+    pyprof_error_format(&err, line, sizeof line);
+    TAP_IS_STR(line, "/: is a directory, not a profile file", "formatted error line");
+}
+
+static void
+test_output(void)
+{
+    char dir[] = "/tmp/pyprof-out-XXXXXX";
+    TAP_OK(mkdtemp(dir) != NULL, "temp dir");
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs("old\n", f);
+    fclose(f);
+
+    pyprof_output *o;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    TAP_IS_INT(pyprof_output_open_file(&o, path, &err), 0, "open output");
+    pyprof_output_printf(o, "%.3f\n", 1.5);
+    f = fopen(path, "r");
+    char buf[64] = "";
+    fgets(buf, sizeof buf, f);
+    fclose(f);
+    TAP_IS_STR(buf, "old\n", "target untouched before commit");
+    pyprof_output_abort(o);
+    f = fopen(path, "r");
+    fgets(buf, sizeof buf, f);
+    fclose(f);
+    TAP_IS_STR(buf, "old\n", "abort keeps the old file");
+
+    pyprof_output_open_file(&o, path, &err);
+    pyprof_output_printf(o, "%.3f\n", 1.5);
+    TAP_IS_INT(pyprof_output_commit(o, &err), 0, "commit");
+    f = fopen(path, "r");
+    fgets(buf, sizeof buf, f);
+    fclose(f);
+    TAP_IS_STR(buf, "1.500\n", "commit replaced the file");
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 1", dir);
+    TAP_IS_INT(system(cmd), 0, "no temporary file left behind");
+    unlink(path);
+    rmdir(dir);
+
+    TAP_IS_INT(pyprof_output_open_file(&o, "/dev/null", &err), 0, "/dev/null opens directly");
+    pyprof_output_puts(o, "x");
+    TAP_IS_INT(pyprof_output_commit(o, &err), 0, "and commits");
+    TAP_OK(pyprof_output_open_file(&o, "/nonexistent-dir/x", &err) == PYPROF_EIO,
+           "unwritable directory is an error");
+}
+
+int
+main(void)
+{
+    test_lines();
+    test_zstd();
+    test_files();
+    test_output();
+    return tap_done();
+}

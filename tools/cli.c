@@ -1,0 +1,122 @@
+/*
+ * cli.c - shared plumbing of the pyprof-* tools (see cli.h).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static const char *tool_name = "pyprof";
+
+void
+cli_init(const char *tool)
+{
+    tool_name = tool;
+}
+
+const char *
+cli_tool(void)
+{
+    return tool_name;
+}
+
+void
+cli_error(const pyprof_error *err)
+{
+    char buf[PYPROF_ERROR_SOURCE_MAX + PYPROF_ERROR_MESSAGE_MAX + 64];
+    pyprof_error_format(err, buf, sizeof(buf));
+    fprintf(stderr, "%s: %s\n", tool_name, buf);
+}
+
+void
+cli_errorf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", tool_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void
+cli_warnf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: warning: ", tool_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void
+cli_usage_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", tool_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help' for more information.\n", tool_name);
+    exit(CLI_EXIT_USAGE);
+}
+
+void
+cli_print_version(void)
+{
+    unsigned f = pyprof_features();
+    printf("%s (%s) %s\n", tool_name, PACKAGE_NAME, PACKAGE_VERSION);
+    printf("library: libpyprof %s\n", pyprof_version());
+    printf("features:%s%s%s%s%s%s\n", f & PYPROF_FEATURE_ZSTD ? " zstd" : "",
+           f & PYPROF_FEATURE_GRAPHVIZ ? " graphviz" : "", f & PYPROF_FEATURE_CAIRO ? " cairo" : "",
+           f & PYPROF_FEATURE_LIBXML2 ? " libxml2" : "", f & PYPROF_FEATURE_PCRE2 ? " pcre2" : "",
+           f & PYPROF_FEATURE_CJSON ? " cjson" : "");
+    printf("formats:");
+    for (size_t i = 0; i < pyprof_format_count(); i++)
+        printf(" %s", pyprof_format_name(i));
+    printf("\n");
+}
+
+bool
+cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return false;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+bool
+cli_output_is_safe(const char *output, char *const *inputs, int ninputs)
+{
+    if (!output || strcmp(output, "-") == 0)
+        return true;
+    for (int i = 0; i < ninputs; i++) {
+        if (strcmp(inputs[i], "-") != 0 && cli_same_file(output, inputs[i])) {
+            cli_errorf("%s: refusing to write the output over an input file", output);
+            return false;
+        }
+    }
+    return true;
+}
+
+const char *
+cli_type_from_path(const char *path)
+{
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    if (!dot || strchr(dot, '/'))
+        return NULL;
+    static const char *const known[] = {"dot", "gv", "svg", "png", "pdf", "json",
+                                        "csv", "txt", "folded", "pstats", "prof"};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        if (strcmp(dot + 1, known[i]) == 0)
+            return strcmp(known[i], "gv") == 0 ? "dot" : known[i];
+    }
+    return NULL;
+}

@@ -1,0 +1,41 @@
+/*
+ * cli.h - what the pyprof-* tools share: messages in the family's one
+ * format, exit codes, --version, and the guard against writing over inputs.
+ * (docs: ../shared/docs/cli.md; not part of the library's API)
+ */
+#ifndef PYPROF_CLI_H
+#define PYPROF_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <pyprof/pyprof.h>
+
+/* Exit codes of every tool. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };
+
+/* Set the tool name used as the message prefix (e.g. "pyprof-stats"). */
+void cli_init(const char *tool);
+const char *cli_tool(void);
+
+/* "TOOL: FILE: offset N: reason" on stderr, one line. */
+void cli_error(const pyprof_error *err);
+/* "TOOL: reason" on stderr. */
+void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "TOOL: warning: reason" on stderr. */
+void cli_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "TOOL: reason" and "Try 'TOOL --help'." on stderr, then exit(2). */
+void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Print --version text to stdout: tool, package and library versions, features. */
+void cli_print_version(void);
+
+/* True if `a` and `b` name the same existing file (device and inode). */
+bool cli_same_file(const char *a, const char *b);
+
+/* If `output` is one of `inputs`, print an error and return false. */
+bool cli_output_is_safe(const char *output, char *const *inputs, int ninputs);
+
+/* Output type from the extension of `path` ("png", "svg", ...), or NULL. */
+const char *cli_type_from_path(const char *path);
+
+#endif

@@ -1,0 +1,1 @@
+# tools/dot.mk - call graphs and pyprof-dot.
