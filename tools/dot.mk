@@ -1,1 +1,15 @@
-# tools/dot.mk - call graphs and pyprof-dot.
+# tools/dot.mk - call graphs: the renderer (libpyprof/render/dot*.c), pyprof-dot,
+# its tests and fixtures.
+libpyprof_libpyprof_la_SOURCES += \
+	libpyprof/render/dot_int.h \
+	libpyprof/render/dot.c \
+	libpyprof/render/dot_graph.c \
+	libpyprof/render/dot_integrate.c \
+	libpyprof/render/dot_style.c \
+	libpyprof/render/dot_compare.c
+
+bin_PROGRAMS += tools/pyprof-dot
+tools_pyprof_dot_SOURCES = tools/pyprof-dot.c
+tools_pyprof_dot_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+tools_pyprof_dot_LDADD = $(PYPROF_TOOL_LIBS)
+dist_man1_MANS += tools/pyprof-dot.1
