@@ -25,3 +25,8 @@ tests_t_scene_SOURCES = tests/t_scene.c tests/tap.h
 tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS)
 tests_t_scene_LDFLAGS = -static
 tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS)
+
+# Whole-build checks: headers stand alone; the installed library works
+# through pkg-config for a program outside the tree.
+TESTS += tests/headers.sh tests/example_installed.sh
+EXTRA_DIST += tests/tap.sh tests/headers.sh tests/example_installed.sh
