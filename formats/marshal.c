@@ -56,17 +56,17 @@ const char *
 pyprof__marshal_kind_name(int kind)
 {
     static const char *const names[] = {
-        "None",  "bool", "StopIteration", "Ellipsis",  "int",   "int beyond 64 bits",
-        "float", "complex", "str",        "bytes",     "tuple", "list",
-        "dict",  "set",  "frozenset",     "slice",     "code object",
+        "None",  "bool",    "StopIteration", "Ellipsis", "int",         "int beyond 64 bits",
+        "float", "complex", "str",           "bytes",    "tuple",       "list",
+        "dict",  "set",     "frozenset",     "slice",    "code object",
     };
     if (kind < 0 || (size_t)kind >= sizeof(names) / sizeof(names[0]))
         return "object";
     return names[kind];
 }
 
-static int
-fail(reader *r, int code, size_t pos, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(reader *r, int code, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Record the error (the first one wins until a trial parse resets it). */
 static int
@@ -180,7 +180,8 @@ reserve_kids(reader *r, uint32_t *first, size_t n)
     return 0;
 }
 
-static int push_u32(reader *r, uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
+static int
+push_u32(reader *r, uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
 {
     if (PYPROF_GROW(*arr, *cap, *n + 1) < 0)
         return oom(r);
@@ -657,7 +658,7 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
     case '[':
     case '<':
     case '>':
-        o->kind = code == '[' ? PYPROF__M_LIST
+        o->kind = code == '['   ? PYPROF__M_LIST
                   : code == '<' ? PYPROF__M_SET
                   : code == '>' ? PYPROF__M_FROZENSET
                                 : PYPROF__M_TUPLE;

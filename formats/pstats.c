@@ -60,7 +60,7 @@ pstats_probe(const unsigned char *h, size_t n, bool at_eof)
     unsigned char t = h[1] & 0x7F;
     if (h[1] == '0')
         return n == 2 ? 40 : 0; /* "{0": an empty dict, which read() explains */
-    size_t first; /* offset of the key's first element */
+    size_t first;               /* offset of the key's first element */
     uint32_t count;
     if (t == '(' && n >= 6) {
         count = (uint32_t)h[2] | (uint32_t)h[3] << 8 | (uint32_t)h[4] << 16 | (uint32_t)h[5] << 24;
@@ -98,8 +98,8 @@ typedef struct builder {
     bool sampled;
 } builder;
 
-static int
-bad(builder *b, const pyprof__mobj *o, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(builder *b, const pyprof__mobj *o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int
 bad(builder *b, const pyprof__mobj *o, const char *fmt, ...)
@@ -436,8 +436,7 @@ pstats_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts
     }
     if (b.doc.end != len) {
         rc = pyprof_input_error(in, err, PYPROF_EFORMAT, FMT, b.base + b.doc.end,
-                                "%zu bytes of trailing data after the stats dict",
-                                len - b.doc.end);
+                                "%zu bytes of trailing data after the stats dict", len - b.doc.end);
         goto out;
     }
     rc = build(&b);
