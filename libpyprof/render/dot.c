@@ -317,8 +317,9 @@ int
 pyprof__dot_check_options(const pyprof_dot_options *o, pyprof_error *err)
 {
     if (!o || o->version != PYPROF_DOT_OPTIONS_VERSION)
-        return pyprof_error_set(err, PYPROF_EINVAL, NULL, NULL, -1, 0,
-                                "dot options: unknown version (start from PYPROF_DOT_OPTIONS_INIT)");
+        return pyprof_error_set(
+            err, PYPROF_EINVAL, NULL, NULL, -1, 0,
+            "dot options: unknown version (start from PYPROF_DOT_OPTIONS_INIT)");
     if ((unsigned)o->colormap > PYPROF_DOT_PRINT)
         return pyprof_error_set(err, PYPROF_EINVAL, NULL, NULL, -1, 0, "unknown colormap");
     if (!(o->skew > 0.0))

@@ -218,7 +218,8 @@ out:
 /* ---- pruning -------------------------------------------------------------------- */
 
 #define FOR_CALLS(g, fn, c)                                                                        \
-    for (dot_call *c = (g)->calls + (fn)->first_call; c < (g)->calls + (fn)->first_call + (fn)->ncalls; c++)
+    for (dot_call *c = (g)->calls + (fn)->first_call;                                              \
+         c < (g)->calls + (fn)->first_call + (fn)->ncalls; c++)
 
 /* Profile.prune: weights, node threshold, paths, edge threshold, selftime. */
 static void
@@ -240,8 +241,8 @@ prune_thresholds(dot_graph *g, const pyprof_dot_options *o)
             } else if (fn->has_total_ratio && callee->has_total_ratio) {
                 /* a safe estimate */
                 c->has_weight = true;
-                c->weight = fn->total_ratio < callee->total_ratio ? fn->total_ratio
-                                                                  : callee->total_ratio;
+                c->weight =
+                    fn->total_ratio < callee->total_ratio ? fn->total_ratio : callee->total_ratio;
             }
         }
     }
@@ -421,8 +422,8 @@ match_regex(dot_graph *g, const char *what, const char *pattern, uint8_t *mark, 
 {
     int ecode;
     PCRE2_SIZE eoff;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ecode,
-                                   &eoff, NULL);
+    pcre2_code *re =
+        pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ecode, &eoff, NULL);
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ecode, msg, sizeof msg);

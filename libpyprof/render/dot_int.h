@@ -48,7 +48,7 @@ typedef struct dot_fn {
     bool has_called;
     double called; /* call count shown as "N×" */
     bool has_weight;
-    double weight; /* pruning and colour weight */
+    double weight;             /* pruning and colour weight */
     size_t first_call, ncalls; /* its calls: graph->calls[first_call ..], sorted by callee */
     int32_t cycle;             /* sampled profiles: cycle index, -1 = none */
     bool alive;

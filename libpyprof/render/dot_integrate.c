@@ -26,7 +26,7 @@ ratio(double a, double b)
 
 typedef struct scc_state {
     uint32_t *index, *low, *stack, *order; /* order: functions by component, callees first */
-    uint32_t *comp_first;                  /* component c = order[comp_first[c] .. comp_first[c+1]) */
+    uint32_t *comp_first; /* component c = order[comp_first[c] .. comp_first[c+1]) */
     size_t ncomp;
     uint8_t *onstack;
     uint32_t *work; /* DFS stack of functions */

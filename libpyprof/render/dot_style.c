@@ -192,7 +192,10 @@ pyprof__dot_buf_escaped(dot_buf *b, const char *s, size_t n)
 {
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *rep = s[i] == '\\' ? "\\\\" : s[i] == '\n' ? "\\n" : s[i] == '\t' ? "\\t" : NULL;
+        const char *rep = s[i] == '\\'   ? "\\\\"
+                          : s[i] == '\n' ? "\\n"
+                          : s[i] == '\t' ? "\\t"
+                                         : NULL;
         if (rep) {
             pyprof__dot_buf_put(b, s + start, i - start);
             pyprof__dot_buf_puts(b, rep);
@@ -287,8 +290,8 @@ wrap_name(dot_buf *out, const char *s, size_t n)
             size_t j = i;
             while (j < n && !strchr(" \t\n\r\f\v", s[j])) {
                 /* a hyphen between letters ends a chunk */
-                if (s[j] == '-' && j > i && j + 1 < n && ((s[j - 1] | 32) >= 'a' &&
-                                                          (s[j - 1] | 32) <= 'z') &&
+                if (s[j] == '-' && j > i && j + 1 < n &&
+                    ((s[j - 1] | 32) >= 'a' && (s[j - 1] | 32) <= 'z') &&
                     ((s[j + 1] | 32) >= 'a' && (s[j + 1] | 32) <= 'z')) {
                     j++;
                     break;
@@ -351,8 +354,7 @@ wrap_name(dot_buf *out, const char *s, size_t n)
 #define MAX_FUNCTION_NAME 4096
 
 void
-pyprof__dot_function_name(dot_buf *b, const pyprof_profile *p, pyprof_id func, int strip,
-                          int wrap)
+pyprof__dot_function_name(dot_buf *b, const pyprof_profile *p, pyprof_id func, int strip, int wrap)
 {
     const pyprof_func *f = pyprof_profile_func(p, func);
     const char *mod;

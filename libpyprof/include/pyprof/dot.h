@@ -53,15 +53,15 @@ typedef enum pyprof_dot_total {
  * its values are gprof2dot's defaults.  Strings are borrowed for the call.
  */
 typedef struct pyprof_dot_options {
-    unsigned version;         /**< PYPROF_DOT_OPTIONS_VERSION */
-    double node_thres;        /**< drop nodes below this total percentage (0.5) */
-    double edge_thres;        /**< drop edges below this total percentage (0.1) */
+    unsigned version;  /**< PYPROF_DOT_OPTIONS_VERSION */
+    double node_thres; /**< drop nodes below this total percentage (0.5) */
+    double edge_thres; /**< drop edges below this total percentage (0.1) */
     pyprof_dot_colormap colormap;
-    double skew;              /**< colour curve skew, > 0 (1.0 = linear) */
-    int strip;                /**< strip C++ argument lists and templates from names */
-    int wrap;                 /**< wrap names longer than 32 characters */
+    double skew;                 /**< colour curve skew, > 0 (1.0 = linear) */
+    int strip;                   /**< strip C++ argument lists and templates from names */
+    int wrap;                    /**< wrap names longer than 32 characters */
     int color_nodes_by_selftime; /**< colour nodes by self time instead of total time */
-    int show_samples;         /**< add the sample count to labels (sampled profiles) */
+    int show_samples;            /**< add the sample count to labels (sampled profiles) */
     /** Label lines after the name, in this order; all 0 = total%, (self%). */
     pyprof_dot_measure node_labels[PYPROF_DOT_MAX_MEASURES];
     pyprof_dot_total total;   /**< totals for sampled profiles */
@@ -70,11 +70,11 @@ typedef struct pyprof_dot_options {
     int depth;                /**< with root/leaf: how many calls deep (-1 = unlimited) */
     const char *const *paths; /**< keep functions whose file starts with one of these */
     size_t npaths;
-    size_t max_nodes;         /**< keep only the heaviest N nodes (0 = no cap) */
-    const char *focus;        /**< PCRE2: keep paths through matching functions, or NULL */
-    const char *ignore;       /**< PCRE2: drop matching functions, or NULL */
-    const char *type;         /**< "dot" (default when NULL), "png", "svg" or "pdf" */
-    const char *engine;       /**< Graphviz layout engine for images (NULL = "dot") */
+    size_t max_nodes;   /**< keep only the heaviest N nodes (0 = no cap) */
+    const char *focus;  /**< PCRE2: keep paths through matching functions, or NULL */
+    const char *ignore; /**< PCRE2: drop matching functions, or NULL */
+    const char *type;   /**< "dot" (default when NULL), "png", "svg" or "pdf" */
+    const char *engine; /**< Graphviz layout engine for images (NULL = "dot") */
 } pyprof_dot_options;
 
 #define PYPROF_DOT_OPTIONS_VERSION 1
