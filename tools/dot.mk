@@ -13,3 +13,6 @@ tools_pyprof_dot_SOURCES = tools/pyprof-dot.c
 tools_pyprof_dot_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 tools_pyprof_dot_LDADD = $(PYPROF_TOOL_LIBS)
 dist_man1_MANS += tools/pyprof-dot.1
+
+TESTS += tests/dot_corpus.sh
+EXTRA_DIST += tests/dot_corpus.sh tests/dot_canon.py
