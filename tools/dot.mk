@@ -16,3 +16,5 @@ dist_man1_MANS += tools/pyprof-dot.1
 
 TESTS += tests/dot_corpus.sh
 EXTRA_DIST += tests/dot_corpus.sh tests/dot_canon.py
+TESTS += tests/dot_golden.sh tests/dot_tool.sh
+EXTRA_DIST += tests/dot_golden.sh tests/dot_tool.sh
