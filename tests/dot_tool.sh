@@ -83,10 +83,18 @@ if [ $rc -eq 2 ] && cmp -s "$FIX/small.pstats" "$OUT/in.pstats"; then tap_ok "re
 tap_check "-f pstats equals probing" cmp "$OUT/f.dot" "$OUT/probe.dot"
 "$DOT" -f nosuch "$FIX/small.pstats" 2>/dev/null
 [ $? -eq 2 ] && tap_ok "-f nosuch: usage error" || tap_not_ok "-f nosuch: usage error"
+# gprof2dot's name "collapse" is an alias of ours: accepted (then this pstats
+# file is not valid collapsed text: a data error, not a usage error)
 "$DOT" -f collapse "$FIX/small.pstats" >/dev/null 2>&1
-[ $? -eq 1 ] && tap_ok "-f collapse (gprof2dot's name) is accepted as a format name" || tap_not_ok "-f collapse"
-LC_ALL=de_DE.UTF-8 LC_NUMERIC=de_DE.UTF-8 "$DOT" "$FIX/small.pstats" >"$OUT/de.dot" 2>/dev/null
-tap_check "numbers ignore LC_NUMERIC" cmp "$OUT/de.dot" "$OUT/probe.dot"
+[ $? -eq 1 ] && tap_ok "-f collapse (gprof2dot's name) is a known format" || tap_not_ok "-f collapse"
+# a locale with a decimal comma must not change a single number
+comma=$(locale -a 2>/dev/null | grep -i -m1 '^\(de_DE\|fr_FR\|nl_NL\)\.utf-\?8$')
+if [ -n "$comma" ]; then
+    LC_ALL=$comma "$DOT" "$FIX/small.pstats" >"$OUT/comma.dot" 2>/dev/null
+    tap_check "numbers ignore LC_NUMERIC ($comma)" cmp "$OUT/comma.dot" "$OUT/probe.dot"
+else
+    tap_skip "numbers ignore LC_NUMERIC" "no decimal-comma locale installed"
+fi
 "$DOT" --help >"$OUT/help"
 tap_check "--help lists --max-nodes" grep -q -- '--max-nodes' "$OUT/help"
 tap_check "--help has an example" grep -q 'Example' "$OUT/help"

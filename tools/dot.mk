@@ -18,3 +18,12 @@ TESTS += tests/dot_corpus.sh
 EXTRA_DIST += tests/dot_corpus.sh tests/dot_canon.py
 TESTS += tests/dot_golden.sh tests/dot_tool.sh
 EXTRA_DIST += tests/dot_golden.sh tests/dot_tool.sh
+
+check_PROGRAMS += tests/t_dot
+TESTS += tests/t_dot
+tests_t_dot_SOURCES = tests/t_dot.c tests/tap.h
+tests_t_dot_CPPFLAGS = $(TEST_CPPFLAGS) $(GVC_CFLAGS)
+# t_dot reaches the semi-private colour functions and the allocation hook,
+# which the shared library hides: link the library statically.
+tests_t_dot_LDFLAGS = -static
+tests_t_dot_LDADD = $(TEST_LIBS) $(GVC_LIBS)

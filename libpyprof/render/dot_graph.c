@@ -131,6 +131,17 @@ events_pstats(dot_graph *g)
     }
 }
 
+static bool
+has_counts(const pyprof_profile *p)
+{
+    for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
+        const pyprof_counts *k = &pyprof_profile_func(p, (pyprof_id)i)->counts;
+        if (k->ncalls || k->primcalls || k->tottime != 0.0 || k->cumtime != 0.0)
+            return true;
+    }
+    return false;
+}
+
 int
 pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_options *o,
                         pyprof_error *err)
@@ -141,8 +152,10 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
 
     memset(g, 0, sizeof *g);
     g->p = p;
-    if (!(caps & PYPROF_CAP_FUNCS) && (caps & PYPROF_CAP_STACKS)) {
-        /* folded stacks and the like: the call graph is implied by the stacks */
+    if ((caps & PYPROF_CAP_STACKS) && !(caps & PYPROF_CAP_EDGES) && !has_counts(p)) {
+        /* folded stacks and the like: the call graph is implied by the
+         * stacks.  Readers of stacks intern the functions but leave their
+         * counters at zero; non-zero counters mean it was derived already. */
         if ((rc = pyprof_profile_derive_callgraph(p, err)) < 0)
             return rc;
         caps = pyprof_profile_caps(p);
