@@ -37,12 +37,28 @@ pyprof__dot_graph_free(dot_graph *g)
 }
 
 static int
-cmp_call(const void *a, const void *b)
+cmp_callee(const void *a, const void *b)
 {
     const dot_call *x = a, *y = b;
-    if (x->caller != y->caller)
-        return x->caller < y->caller ? -1 : 1;
     return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+/* Most functions call a handful of others: insertion sort those, qsort the
+ * few hubs. */
+static void
+sort_by_callee(dot_call *c, size_t n)
+{
+    if (n > 16) {
+        qsort(c, n, sizeof *c, cmp_callee);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        dot_call x = c[i];
+        size_t j = i;
+        for (; j > 0 && c[j - 1].callee > x.callee; j--)
+            c[j] = c[j - 1];
+        c[j] = x;
+    }
 }
 
 /* Number the functions as gprof2dot does: walking the entries in dict (file)
@@ -176,9 +192,22 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
     }
     PYPROF_TRY(number_functions(g, dot_of));
 
+    /* Group the calls by caller with a counting sort (one pass to count,
+     * one to place), then order each group by callee: gprof2dot writes a
+     * node's calls sorted by callee id.  Large profiles have hundreds of
+     * thousands of calls, and this is linear where one qsort is not. */
+    for (size_t k = 0; k < ne; k++)
+        g->fns[dot_of[pyprof_profile_edge(p, (pyprof_id)k)->caller]].ncalls++;
+    for (size_t d = 0, at = 0; d < g->nfns; d++) {
+        g->fns[d].first_call = at;
+        at += g->fns[d].ncalls;
+        g->fns[d].ncalls = 0;
+    }
+    g->ncalls = ne;
     for (size_t k = 0; k < ne; k++) {
         const pyprof_edge *e = pyprof_profile_edge(p, (pyprof_id)k);
-        dot_call *c = &g->calls[g->ncalls++];
+        dot_fn *from = &g->fns[dot_of[e->caller]];
+        dot_call *c = &g->calls[from->first_call + from->ncalls++];
         c->caller = dot_of[e->caller];
         c->callee = dot_of[e->callee];
         c->alive = true;
@@ -200,15 +229,8 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
             c->total = e->counts.cumtime;
         }
     }
-    qsort(g->calls, g->ncalls, sizeof *g->calls, cmp_call);
-    for (size_t k = 0; k < g->ncalls;) {
-        size_t j = k;
-        while (j < g->ncalls && g->calls[j].caller == g->calls[k].caller)
-            j++;
-        g->fns[g->calls[k].caller].first_call = k;
-        g->fns[g->calls[k].caller].ncalls = j - k;
-        k = j;
-    }
+    for (size_t d = 0; d < g->nfns; d++)
+        sort_by_callee(g->calls + g->fns[d].first_call, g->fns[d].ncalls);
     for (size_t d = 0; d < g->nfns; d++) {
         g->fns[d].alive = true;
         g->fns[d].cycle = -1;
