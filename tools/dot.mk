@@ -27,3 +27,4 @@ tests_t_dot_CPPFLAGS = $(TEST_CPPFLAGS) $(GVC_CFLAGS)
 # which the shared library hides: link the library statically.
 tests_t_dot_LDFLAGS = -static
 tests_t_dot_LDADD = $(TEST_LIBS) $(GVC_LIBS)
+EXTRA_DIST += bench/dot.sh
