@@ -59,5 +59,9 @@ compare|--compare|small.pstats small2.pstats
 profile_int_callers||profile.pstats
 py27|-n 0 -e 0|py27.pstats
 merged||small.pstats small2.pstats
+folded||pyspy.folded
+folded_n0|-n 0 -e 0|pyspy.folded
+folded_callstacks|--total callstacks -n 0 -e 0|pyspy.folded
+folded_samples|--show-samples --node-label self-time-percentage|pyspy.folded
 LIST
 tap_done

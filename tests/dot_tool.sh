@@ -83,10 +83,15 @@ if [ $rc -eq 2 ] && cmp -s "$FIX/small.pstats" "$OUT/in.pstats"; then tap_ok "re
 tap_check "-f pstats equals probing" cmp "$OUT/f.dot" "$OUT/probe.dot"
 "$DOT" -f nosuch "$FIX/small.pstats" 2>/dev/null
 [ $? -eq 2 ] && tap_ok "-f nosuch: usage error" || tap_not_ok "-f nosuch: usage error"
-# gprof2dot's name "collapse" is an alias of ours: accepted (then this pstats
-# file is not valid collapsed text: a data error, not a usage error)
-"$DOT" -f collapse "$FIX/small.pstats" >/dev/null 2>&1
-[ $? -eq 1 ] && tap_ok "-f collapse (gprof2dot's name) is a known format" || tap_not_ok "-f collapse"
+# gprof2dot's name "collapse" for folded stacks; probing finds them too
+"$DOT" -f collapse "$FIX/pyspy.folded" >"$OUT/collapse.dot"
+rc=$?
+"$DOT" "$FIX/pyspy.folded" >"$OUT/probed.dot"
+if [ $rc -eq 0 ] && grep -q 'workload.py\\nfib' "$OUT/collapse.dot" && cmp -s "$OUT/collapse.dot" "$OUT/probed.dot"; then
+    tap_ok "-f collapse (gprof2dot's name) reads folded stacks, as probing does"
+else
+    tap_not_ok "-f collapse: exit $rc"
+fi
 # a locale with a decimal comma must not change a single number
 comma=$(locale -a 2>/dev/null | grep -i -m1 '^\(de_DE\|fr_FR\|nl_NL\)\.utf-\?8$')
 if [ -n "$comma" ]; then

@@ -240,7 +240,15 @@ test_pstats_graph(void)
     pyprof_profile_free(p);
 
     pyprof_profile_new(&p);
-    TAP_OK(!render(p, NULL, &rc) && rc == PYPROF_ECAPS, "an empty profile is ECAPS");
+    char *empty = render(p, NULL, &rc);
+    TAP_OK(empty && strstr(empty, "digraph") && !strstr(empty, "->") &&
+               !strstr(empty, "label=\"\\N\"\n\t]"),
+           "an empty profile is an empty graph, as gprof2dot draws it");
+    free(empty);
+    pyprof_id series;
+    pyprof_profile_mem_series_add(p, &series, S(p, "run"), -1, 0);
+    pyprof_profile_mem_sample_add(p, series, 1.0, 10.0);
+    TAP_OK(!render(p, NULL, &rc) && rc == PYPROF_ECAPS, "a memory timeline alone is ECAPS");
     pyprof_profile_free(p);
 
     TAP_IS_INT(pyprof_dot_colormap_parse("print"), PYPROF_DOT_PRINT, "colormap names");

@@ -134,6 +134,11 @@ static void
 node_label(dot_buf *b, const dot_graph *g, const dot_fn *fn, const pyprof_dot_options *o)
 {
     dot_buf name = {0};
+    const char *module = pyprof__dot_function_module(g->p, fn->func);
+    if (module) {
+        pyprof__dot_buf_escaped(b, module, strlen(module));
+        pyprof__dot_buf_puts(b, "\\n");
+    }
     pyprof__dot_function_name(&name, g->p, fn->func, o->strip, o->wrap);
     if (name.rc)
         b->rc = name.rc;
@@ -213,7 +218,7 @@ build_cgraph(Agraph_t *G, const dot_graph *g, const pyprof_dot_options *o, const
         if (!node[d])
             goto fail;
         double w = fn->has_weight ? fn->weight : 0.0;
-        b.len = 0;
+        pyprof__dot_buf_reset(&b);
         node_label(&b, g, fn, o);
         if (b.rc)
             goto fail;
@@ -224,12 +229,16 @@ build_cgraph(Agraph_t *G, const dot_graph *g, const pyprof_dot_options *o, const
         set(node[d], a.n_fontcolor, strcmp(t->nodestyle, "filled") == 0 ? bg : color);
         pyprof__snprintf_c(num, sizeof num, "%.2f", pyprof__dot_fontsize(t, w));
         set(node[d], a.n_fontsize, num);
-        b.len = 0;
-        const char *file = pyprof_profile_string(g->p, pyprof_profile_func(g->p, fn->func)->file);
-        pyprof__dot_buf_escaped(&b, file, strlen(file));
-        if (b.rc)
-            goto fail;
-        set(node[d], a.n_tooltip, b.s);
+        /* the tooltip is the file; frames from stacks have none of their own */
+        const pyprof_func *f = pyprof_profile_func(g->p, fn->func);
+        if (!(f->flags & PYPROF_FUNC_FRAME_MASK)) {
+            pyprof__dot_buf_reset(&b);
+            const char *file = pyprof_profile_string(g->p, f->file);
+            pyprof__dot_buf_escaped(&b, file, strlen(file));
+            if (b.rc)
+                goto fail;
+            set(node[d], a.n_tooltip, b.s);
+        }
     }
     for (size_t d = 0; d < g->nfns; d++) {
         const dot_fn *fn = &g->fns[d];
@@ -244,7 +253,7 @@ build_cgraph(Agraph_t *G, const dot_graph *g, const pyprof_dot_options *o, const
             if (!e)
                 goto fail;
             double w = c->has_weight ? c->weight : callee->has_weight ? callee->weight : 0.0;
-            b.len = 0;
+            pyprof__dot_buf_reset(&b);
             edge_label(&b, c);
             if (b.rc)
                 goto fail;

@@ -157,7 +157,7 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
         other[d] = PYPROF_NONE;
         if (!fa->alive)
             continue;
-        name.len = 0;
+        pyprof__dot_buf_reset(&name);
         pyprof__dot_function_name(&name, ga->p, fa->func, 0, 0);
         if (name.rc)
             goto out;
@@ -169,8 +169,8 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
         double s2 = fb && fb->has_time_ratio ? fb->time_ratio : 0.0;
         double n1 = fa->has_called ? fa->called : 0.0, n2 = fb && fb->has_called ? fb->called : 0.0;
 
-        b.len = 0;
-        name.len = 0;
+        pyprof__dot_buf_reset(&b);
+        pyprof__dot_buf_reset(&name);
         pyprof__dot_function_name(&name, ga->p, fa->func, o->strip, o->wrap);
         pyprof__dot_buf_escaped(&b, name.s ? name.s : "", name.len);
         pyprof__dot_buf_printf(&b, "\\n%.2f%%", t1 * 100.0);
@@ -194,7 +194,7 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
         agxset(node[d], n_fontsize, num);
         agxset(node[d], n_orientation, S(t2 > t1 ? "0" : "90"));
         agxset(node[d], n_shape, S("cds"));
-        b.len = 0;
+        pyprof__dot_buf_reset(&b);
         const char *file = pyprof_profile_string(ga->p, pyprof_profile_func(ga->p, fa->func)->file);
         pyprof__dot_buf_escaped(&b, file, strlen(file));
         if (b.rc)
@@ -216,7 +216,7 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
             Agedge_t *e = agedge(G, node[d], node[c->callee], NULL, 1);
             if (!e)
                 goto out;
-            b.len = 0;
+            pyprof__dot_buf_reset(&b);
             pyprof__dot_buf_printf(&b, "%.2f%% / %.2f%%",
                                    c->has_total_ratio ? c->total_ratio * 100.0 : 0.0,
                                    cb && cb->has_total_ratio ? cb->total_ratio * 100.0 : 0.0);

@@ -104,6 +104,67 @@ number_functions(dot_graph *g, uint32_t *dot_of)
     return 0;
 }
 
+/* gprof2dot's collapse parser reads py-spy frames "NAME (FILE:LINE)" as
+ * the function NAME of module FILE: lines of one function are one node.
+ * Give all such functions with the same (file, name) the dot id of the
+ * first, then renumber densely.  Returns whether anything merged. */
+static int
+merge_frame_lines(dot_graph *g, uint32_t *dot_of, bool *merged)
+{
+    pyprof_profile *p = g->p;
+    size_t nf = pyprof_profile_func_count(p), cap = 16;
+    *merged = false;
+    while (cap < 2 * g->nfns)
+        cap *= 2;
+    uint64_t *keys = pyprof__malloc(cap * sizeof *keys);
+    uint32_t *vals = pyprof__malloc(cap * sizeof *vals);
+    uint32_t *remap = pyprof__malloc((g->nfns ? g->nfns : 1) * sizeof *remap);
+    if (!keys || !vals || !remap) {
+        pyprof__free(keys);
+        pyprof__free(vals);
+        pyprof__free(remap);
+        return PYPROF_ENOMEM;
+    }
+    for (size_t i = 0; i < cap; i++)
+        vals[i] = UINT32_MAX;
+    for (size_t d = 0; d < g->nfns; d++) {
+        const pyprof_func *f = pyprof_profile_func(p, g->fns[d].func);
+        remap[d] = (uint32_t)d;
+        if ((f->flags & PYPROF_FUNC_FRAME_MASK) != PYPROF_FUNC_FRAME_NAME_FILE_LINE)
+            continue;
+        uint64_t key = (uint64_t)f->file << 32 | f->name;
+        size_t h = (size_t)pyprof__hash_mix(0, key) & (cap - 1);
+        while (vals[h] != UINT32_MAX && keys[h] != key)
+            h = (h + 1) & (cap - 1);
+        if (vals[h] == UINT32_MAX) {
+            keys[h] = key;
+            vals[h] = (uint32_t)d;
+        } else {
+            remap[d] = vals[h];
+            *merged = true;
+        }
+    }
+    if (*merged) {
+        /* dense ids in the order of first appearance */
+        size_t n = 0;
+        for (size_t d = 0; d < g->nfns; d++) {
+            if (remap[d] == d) {
+                g->fns[n].func = g->fns[d].func;
+                remap[d] = (uint32_t)n++;
+            } else {
+                remap[d] = remap[remap[d]];
+            }
+        }
+        g->nfns = n;
+        for (size_t i = 0; i < nf; i++)
+            dot_of[i] = remap[dot_of[i]];
+    }
+    pyprof__free(keys);
+    pyprof__free(vals);
+    pyprof__free(remap);
+    return 0;
+}
+
 /* PstatsParser.parse: times straight from the profile. */
 static void
 events_pstats(dot_graph *g)
@@ -147,6 +208,44 @@ events_pstats(dot_graph *g)
     }
 }
 
+/* gprof2dot's sample parsers add a line's count to every adjacent
+ * caller/callee pair of its stack, once per occurrence: a recursive pair
+ * that appears twice in one stack counts twice (the model's derived edges
+ * count it once per sample, which is right for totals, not for gprof2dot's
+ * call ratios).  In the stack tree that is, for each edge, the sum of the
+ * subtree weights of the tree nodes that make it. */
+static int
+pair_samples(pyprof_profile *p, double **out)
+{
+    size_t n = pyprof_profile_stack_count(p), ne = pyprof_profile_edge_count(p);
+    double *total = pyprof__calloc(n ? n : 1, sizeof *total);
+    double *pair = pyprof__calloc(ne ? ne : 1, sizeof *pair);
+    if (!total || !pair) {
+        pyprof__free(total);
+        pyprof__free(pair);
+        return PYPROF_ENOMEM;
+    }
+    /* children have larger ids than their parents: one reverse pass */
+    for (size_t i = n; i-- > 0;) {
+        const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
+        total[i] += nd->self[0];
+        if (nd->parent != PYPROF_NONE)
+            total[nd->parent] += total[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
+        if (nd->parent == PYPROF_NONE)
+            continue;
+        pyprof_id e =
+            pyprof_profile_edge_find(p, pyprof_profile_stack_node(p, nd->parent)->func, nd->func);
+        if (e != PYPROF_NONE)
+            pair[e] += total[i];
+    }
+    pyprof__free(total);
+    *out = pair;
+    return 0;
+}
+
 static bool
 has_counts(const pyprof_profile *p)
 {
@@ -164,6 +263,7 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
 {
     int rc = 0;
     uint32_t *dot_of = NULL;
+    double *pair = NULL;
     unsigned caps = pyprof_profile_caps(p);
 
     memset(g, 0, sizeof *g);
@@ -176,6 +276,8 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
             return rc;
         caps = pyprof_profile_caps(p);
     }
+    if (caps == 0)
+        return 0; /* an empty profile: gprof2dot draws an empty graph */
     if (!(caps & PYPROF_CAP_FUNCS))
         return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
                                 "the profile has no functions to draw a call graph of");
@@ -191,6 +293,11 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
         goto out;
     }
     PYPROF_TRY(number_functions(g, dot_of));
+    bool merged = false;
+    if (g->sampled)
+        PYPROF_TRY(merge_frame_lines(g, dot_of, &merged));
+    if (g->sampled && pyprof_profile_stack_count(p))
+        PYPROF_TRY(pair_samples(p, &pair));
 
     /* Group the calls by caller with a counting sort (one pass to count,
      * one to place), then order each group by callee: gprof2dot writes a
@@ -213,7 +320,7 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
         c->alive = true;
         c->ratio = -1.0;
         if (g->sampled) {
-            c->samples = e->counts.cumtime;
+            c->samples = pair ? pair[k] : e->counts.cumtime;
             continue;
         }
         c->has_calls = c->has_total = true;
@@ -231,6 +338,31 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
     }
     for (size_t d = 0; d < g->nfns; d++)
         sort_by_callee(g->calls + g->fns[d].first_call, g->fns[d].ncalls);
+    if (merged) {
+        /* merged functions: calls between the same pair become one */
+        size_t w = 0;
+        for (size_t d = 0; d < g->nfns; d++) {
+            dot_fn *fn = &g->fns[d];
+            size_t first = w;
+            for (size_t k = fn->first_call; k < fn->first_call + fn->ncalls; k++) {
+                if (w > first && g->calls[w - 1].callee == g->calls[k].callee)
+                    g->calls[w - 1].samples += g->calls[k].samples;
+                else
+                    g->calls[w++] = g->calls[k];
+            }
+            fn->first_call = first;
+            fn->ncalls = w - first;
+        }
+        g->ncalls = w;
+    }
+    if (g->sampled) {
+        /* samples of merged functions add up */
+        for (size_t i = 0; i < nf; i++) {
+            const pyprof_counts *k = &pyprof_profile_func(p, (pyprof_id)i)->counts;
+            g->fns[dot_of[i]].samples += k->tottime;
+            g->fns[dot_of[i]].stack_samples += k->cumtime;
+        }
+    }
     for (size_t d = 0; d < g->nfns; d++) {
         g->fns[d].alive = true;
         g->fns[d].cycle = -1;
@@ -242,6 +374,7 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
         events_pstats(g);
 out:
     pyprof__free(dot_of);
+    pyprof__free(pair);
     if (rc < 0) {
         pyprof__dot_graph_free(g);
         if (rc == PYPROF_ENOMEM)
@@ -436,7 +569,7 @@ match_names(dot_graph *g, const char *pattern, uint8_t *mark, uint8_t bit, size_
     for (size_t d = 0; d < g->nfns; d++) {
         if (!g->fns[d].alive)
             continue;
-        b.len = 0;
+        pyprof__dot_buf_reset(&b);
         pyprof__dot_function_name(&b, g->p, g->fns[d].func, 0, 0);
         if (b.rc)
             break;
@@ -474,7 +607,7 @@ match_regex(dot_graph *g, const char *what, const char *pattern, uint8_t *mark, 
             continue;
         const pyprof_func *f = pyprof_profile_func(g->p, g->fns[d].func);
         for (int form = 0; form < 2; form++) {
-            b.len = 0;
+            pyprof__dot_buf_reset(&b);
             if (form == 0)
                 pyprof__dot_function_name(&b, g->p, g->fns[d].func, 0, 0);
             else

@@ -44,7 +44,8 @@ typedef struct dot_fn {
     bool has_total_ratio; /* TOTAL_TIME_RATIO present */
     double total_ratio;   /* total share */
     bool has_samples;     /* sampled profiles: SAMPLES for --show-samples */
-    double samples;
+    double samples;       /* self samples */
+    double stack_samples; /* samples with the function on the stack (--total callstacks) */
     bool has_called;
     double called; /* call count shown as "N×" */
     bool has_weight;
@@ -111,6 +112,8 @@ typedef struct dot_buf {
     size_t len, cap;
     int rc; /* sticky PYPROF_ENOMEM */
 } dot_buf;
+/* Empty the string, keeping its memory (the text stays NUL-terminated). */
+void pyprof__dot_buf_reset(dot_buf *b);
 void pyprof__dot_buf_put(dot_buf *b, const char *s, size_t n);
 void pyprof__dot_buf_puts(dot_buf *b, const char *s);
 void pyprof__dot_buf_printf(dot_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -120,6 +123,9 @@ void pyprof__dot_buf_escaped(dot_buf *b, const char *s, size_t n);
 
 /* gprof2dot's pstats function name "module:line:name", then -s and -w
  * applied, appended raw (unescaped) to `b`. */
+/* The module line gprof2dot shows above the name, or NULL: for py-spy
+ * frames ("NAME (FILE:LINE)") the file. */
+const char *pyprof__dot_function_module(const pyprof_profile *p, pyprof_id func);
 void pyprof__dot_function_name(dot_buf *b, const pyprof_profile *p, pyprof_id func, int strip,
                                int wrap);
 

@@ -130,23 +130,39 @@ typedef struct cycle_scratch {
     int32_t *rank;
     double *partial, *fwd_in, *in_ratio;
     uint32_t *queue;
+    double *cycle_total; /* per component: the whole cycle's total */
 } cycle_scratch;
+
+/* What a call brings to its caller's total: its ratio times the callee's
+ * total, where a callee inside a cycle stands for its whole cycle (in
+ * gprof2dot, integrating a cycle member returns the cycle's total). */
+static double
+call_total(const dot_graph *g, const dot_call *c, const cycle_scratch *s)
+{
+    const dot_fn *callee = &g->fns[c->callee];
+    return c->ratio * (callee->cycle >= 0 ? s->cycle_total[callee->cycle] : callee->total_ratio);
+}
 
 /* Profile._integrate_cycle for the cycle made of `members`.  Everything the
  * cycle calls outside has its total already (callees come first). */
 static void
 integrate_cycle(dot_graph *g, const uint32_t *members, size_t n, int32_t cyc, cycle_scratch *s)
 {
+    double total = 0.0;
     for (size_t i = 0; i < n; i++) {
         dot_fn *m = &g->fns[members[i]];
+        double sub = m->time_ratio;
         for (size_t k = m->first_call; k < m->first_call + m->ncalls; k++) {
             dot_call *c = &g->calls[k];
             if (g->fns[c->callee].cycle == cyc)
                 continue;
             c->has_total_ratio = true;
-            c->total_ratio = c->ratio * g->fns[c->callee].total_ratio;
+            c->total_ratio = call_total(g, c, s);
+            sub += c->total_ratio;
         }
+        total += sub;
     }
+    s->cycle_total[cyc] = total;
     for (size_t i = 0; i < n; i++) {
         g->fns[members[i]].total_ratio = 0.0;
         g->fns[members[i]].has_total_ratio = true;
@@ -234,8 +250,10 @@ pyprof__dot_integrate(dot_graph *g, pyprof_dot_total method)
     cs.fwd_in = pyprof__malloc(m * sizeof *cs.fwd_in);
     cs.in_ratio = pyprof__malloc(m * sizeof *cs.in_ratio);
     cs.queue = pyprof__malloc(m * sizeof *cs.queue);
+    cs.cycle_total = pyprof__calloc(m, sizeof *cs.cycle_total);
     if (!s.index || !s.low || !s.stack || !s.order || !s.comp_first || !s.onstack || !s.work ||
-        !s.next || !cs.rank || !cs.partial || !cs.fwd_in || !cs.in_ratio || !cs.queue) {
+        !s.next || !cs.rank || !cs.partial || !cs.fwd_in || !cs.in_ratio || !cs.queue ||
+        !cs.cycle_total) {
         rc = PYPROF_ENOMEM;
         goto out;
     }
@@ -244,8 +262,7 @@ pyprof__dot_integrate(dot_graph *g, pyprof_dot_total method)
     double samples = 0.0;
     for (size_t d = 0; d < n; d++) {
         dot_fn *fn = &g->fns[d];
-        fn->samples = pyprof_profile_func(g->p, fn->func)->counts.tottime;
-        fn->has_samples = true;
+        fn->has_samples = true; /* fn->samples summed by the graph builder */
         samples += fn->samples;
     }
     for (size_t d = 0; d < n; d++) {
@@ -272,7 +289,7 @@ pyprof__dot_integrate(dot_graph *g, pyprof_dot_total method)
         for (size_t d = 0; d < n; d++) {
             dot_fn *fn = &g->fns[d];
             fn->has_total_ratio = true;
-            fn->total_ratio = ratio(pyprof_profile_func(g->p, fn->func)->counts.cumtime, samples);
+            fn->total_ratio = ratio(fn->stack_samples, samples);
         }
         for (size_t k = 0; k < g->ncalls; k++) {
             dot_call *c = &g->calls[k];
@@ -298,7 +315,7 @@ pyprof__dot_integrate(dot_graph *g, pyprof_dot_total method)
             if (c->callee == members[0])
                 continue; /* recursion adds nothing */
             c->has_total_ratio = true;
-            c->total_ratio = c->ratio * g->fns[c->callee].total_ratio;
+            c->total_ratio = call_total(g, c, &cs);
             total += c->total_ratio;
         }
         fn->has_total_ratio = true;
@@ -318,5 +335,6 @@ out:
     pyprof__free(cs.fwd_in);
     pyprof__free(cs.in_ratio);
     pyprof__free(cs.queue);
+    pyprof__free(cs.cycle_total);
     return rc;
 }

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <pyprof/flame.h>
+
 #include "dot_int.h"
 
 /* ---- themes ------------------------------------------------------------------ */
@@ -152,6 +154,14 @@ pyprof__dot_penwidth(const dot_theme *t, double weight)
 }
 
 /* ---- growing strings -------------------------------------------------------------- */
+
+void
+pyprof__dot_buf_reset(dot_buf *b)
+{
+    b->len = 0;
+    if (b->s)
+        b->s[0] = '\0';
+}
 
 void
 pyprof__dot_buf_put(dot_buf *b, const char *s, size_t n)
@@ -357,13 +367,38 @@ void
 pyprof__dot_function_name(dot_buf *b, const pyprof_profile *p, pyprof_id func, int strip, int wrap)
 {
     const pyprof_func *f = pyprof_profile_func(p, func);
-    const char *mod;
-    size_t modlen;
-    module_name(pyprof_profile_string(p, f->file), &mod, &modlen);
     dot_buf name = {0};
-    pyprof__dot_buf_put(&name, mod, modlen);
-    pyprof__dot_buf_printf(&name, ":%lld:", (long long)f->line);
-    pyprof__dot_buf_puts(&name, pyprof_profile_string(p, f->name));
+    if ((f->flags & PYPROF_FUNC_FRAME_MASK) == PYPROF_FUNC_FRAME_NAME_FILE_LINE) {
+        /* py-spy "NAME (FILE:LINE)": the file is a label line of its own
+         * (pyprof__dot_function_module), the line is dropped */
+        pyprof__dot_buf_puts(&name, pyprof_profile_string(p, f->name));
+    } else if (f->flags & PYPROF_FUNC_FRAME_MASK) {
+        /* read from stacks: gprof2dot's collapse parser names a function by
+         * its frame text, exactly as written */
+        char small[256];
+        size_t n = pyprof_flame_frame_label(p, func, small, sizeof small);
+        if (n < sizeof small) {
+            pyprof__dot_buf_put(&name, small, n);
+        } else {
+            char *big = pyprof__malloc(n + 1);
+            if (big) {
+                pyprof_flame_frame_label(p, func, big, n + 1);
+                pyprof__dot_buf_put(&name, big, n);
+                pyprof__free(big);
+            } else {
+                name.rc = PYPROF_ENOMEM;
+            }
+        }
+    } else {
+        const char *mod;
+        size_t modlen;
+        module_name(pyprof_profile_string(p, f->file), &mod, &modlen);
+        pyprof__dot_buf_put(&name, mod, modlen);
+        pyprof__dot_buf_printf(&name, ":%lld:", (long long)f->line);
+        pyprof__dot_buf_puts(&name, pyprof_profile_string(p, f->name));
+    }
+    if (!name.rc && !name.s)
+        pyprof__dot_buf_put(&name, "", 0);
     if (name.rc) {
         b->rc = name.rc;
         return;
@@ -388,4 +423,13 @@ pyprof__dot_function_name(dot_buf *b, const pyprof_profile *p, pyprof_id func, i
     else
         pyprof__dot_buf_put(b, name.s, name.len);
     pyprof__free(name.s);
+}
+
+const char *
+pyprof__dot_function_module(const pyprof_profile *p, pyprof_id func)
+{
+    const pyprof_func *f = pyprof_profile_func(p, func);
+    if ((f->flags & PYPROF_FUNC_FRAME_MASK) == PYPROF_FUNC_FRAME_NAME_FILE_LINE)
+        return pyprof_profile_string(p, f->file);
+    return NULL;
 }
