@@ -43,7 +43,7 @@ usage(void)
            "      --total METHOD         callratios (default) or callstacks, for sampled\n"
            "                             profiles\n"
            "      --compare              compare two profiles: FILE1 FILE2\n"
-           "      --max-nodes N          keep only the N heaviest nodes\n"
+           "      --max-nodes N          keep only the N heaviest nodes (and 2N calls)\n"
            "      --focus REGEX          keep only paths through matching functions\n"
            "      --ignore REGEX         drop matching functions\n"
            "  -h, --help                 show this help\n"

@@ -70,7 +70,7 @@ typedef struct pyprof_dot_options {
     int depth;                /**< with root/leaf: how many calls deep (-1 = unlimited) */
     const char *const *paths; /**< keep functions whose file starts with one of these */
     size_t npaths;
-    size_t max_nodes;   /**< keep only the heaviest N nodes (0 = no cap) */
+    size_t max_nodes;   /**< keep the heaviest N nodes and 2N calls (0: no cap) */
     const char *focus;  /**< PCRE2: keep paths through matching functions, or NULL */
     const char *ignore; /**< PCRE2: drop matching functions, or NULL */
     const char *type;   /**< "dot" (default when NULL), "png", "svg" or "pdf" */
