@@ -203,6 +203,37 @@ test_pstats_graph(void)
            "--max-nodes 2 keeps the two heaviest and the edge between them");
     free(s);
 
+    /* a dense graph: 5 functions, each calling every other */
+    pyprof_profile *dense;
+    pyprof_profile_new(&dense);
+    pyprof_id fs[5];
+    char nm[16];
+    for (int i = 0; i < 5; i++) {
+        snprintf(nm, sizeof nm, "f%d", i);
+        fs[i] = func(dense, "d.py", i, nm, 1, 1.0, 10.0 - i);
+    }
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++)
+            if (i != j)
+                edge(dense, fs[i], fs[j], 1, 0.1 * (i * 5 + j + 1));
+    pyprof_dot_options mo2 = PYPROF_DOT_OPTIONS_INIT;
+    mo2.node_thres = mo2.edge_thres = 0;
+    s = render(dense, &mo2, NULL);
+    TAP_IS_INT(count(s, " -> "), 20, "the dense graph has 20 calls");
+    free(s);
+    mo2.max_nodes = 5;
+    s = render(dense, &mo2, NULL);
+    int kept = count(s, " -> ");
+    TAP_OK(kept >= 10 && kept <= 15, "--max-nodes 5 keeps 2N calls plus first callers (%d)", kept);
+    int fed = 1;
+    for (int j = 0; j < 5; j++) {
+        snprintf(nm, sizeof nm, " -> %d\t", j);
+        fed &= count(s, nm) >= 1;
+    }
+    TAP_OK(fed, "every node kept its heaviest caller");
+    free(s);
+    pyprof_profile_free(dense);
+
     pyprof_dot_options fo = PYPROF_DOT_OPTIONS_INIT;
     fo.node_thres = 0;
     fo.focus = "builtins\\.len";
