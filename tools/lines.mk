@@ -1,2 +1,20 @@
-# tools/lines.mk - lprof format and pyprof-lines.
-libpyprof_libpyprof_la_SOURCES += formats/lprof.c
+# tools/lines.mk - line_profiler support: the lprof reader (on a data-only
+# pickle machine), the line report renderer, pyprof-lines, and their tests.
+libpyprof_libpyprof_la_SOURCES += \
+	formats/lprof.c \
+	formats/pickle.c \
+	formats/pickle.h \
+	libpyprof/render/lines.c \
+	libpyprof/render/lines_source.c \
+	libpyprof/render/lines_int.h
+
+bin_PROGRAMS += tools/pyprof-lines
+tools_pyprof_lines_SOURCES = tools/pyprof-lines.c tools/cli.h
+tools_pyprof_lines_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+tools_pyprof_lines_LDADD = $(PYPROF_TOOL_LIBS) $(LIBM)
+dist_man1_MANS += tools/pyprof-lines.1
+
+# Conformance with line_profiler 4.0.2's reports in the shared corpus.
+TESTS += tests/lines_corpus.sh
+dist_check_SCRIPTS += tests/lines_corpus.sh
+CLEANFILES += -r tests/lines_corpus.out
