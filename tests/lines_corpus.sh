@@ -40,9 +40,12 @@ for case in "$PYPROF_CORPUS"/lprof/*/; do
         if [ "$rc" = "$code" ] && cmp -s "$got" "$case/expected/$output"; then
             echo "ok - $name/$output ($opts$extra)"
         else
+            : > "$OUT/FAILED"
             echo "not ok - $name/$output ($opts$extra): exit $rc, want $code"
             diff "$case/expected/$output" "$got" | head -10 | sed 's/^/# /'
             sed 's/^/# /' "$got.err"
         fi
     done
 done
+# keep the outputs only when something differed
+[ -e "$OUT/FAILED" ] || rm -rf "$OUT"

@@ -14,7 +14,7 @@ tools_pyprof_lines_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
 tools_pyprof_lines_LDADD = $(PYPROF_TOOL_LIBS) $(LIBM)
 dist_man1_MANS += tools/pyprof-lines.1
 
-# Conformance with line_profiler 4.0.2's reports in the shared corpus.
-TESTS += tests/lines_corpus.sh
-dist_check_SCRIPTS += tests/lines_corpus.sh
-CLEANFILES += -r tests/lines_corpus.out
+# Conformance with line_profiler 4.0.2's reports: the shared corpus, and the
+# fixtures of tests/fixtures/lprof (made by its gen.sh).
+TESTS += tests/lines_corpus.sh tests/lines_fixtures.sh
+dist_check_SCRIPTS += tests/lines_corpus.sh tests/lines_fixtures.sh
