@@ -16,5 +16,13 @@ dist_man1_MANS += tools/pyprof-lines.1
 
 # Conformance with line_profiler 4.0.2's reports: the shared corpus, and the
 # fixtures of tests/fixtures/lprof (made by its gen.sh).
-TESTS += tests/lines_corpus.sh tests/lines_fixtures.sh
-dist_check_SCRIPTS += tests/lines_corpus.sh tests/lines_fixtures.sh
+TESTS += tests/lines_corpus.sh tests/lines_fixtures.sh tests/lines_refuse.sh
+dist_check_SCRIPTS += tests/lines_corpus.sh tests/lines_fixtures.sh tests/lines_refuse.sh
+
+# The pickle machine (semi-private: linked statically) and the lprof reader.
+check_PROGRAMS += tests/t_pickle
+TESTS += tests/t_pickle
+tests_t_pickle_SOURCES = tests/t_pickle.c tests/tap.h
+tests_t_pickle_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
+tests_t_pickle_LDFLAGS = -static
+tests_t_pickle_LDADD = $(TEST_LIBS)
