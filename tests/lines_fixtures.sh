@@ -14,7 +14,7 @@ OUT="$top_builddir/tests/lines_fixtures.out"
 mkdir -p "$OUT" || exit 1
 
 set -- "$top_srcdir"/tests/golden/lprof/*.txt
-echo "1..$#"
+echo "1..$(($# + 2))"
 for ref in "$@"; do
     name=$(basename "$ref" .txt)
     opts= dir=$FIX
@@ -38,5 +38,20 @@ for ref in "$@"; do
         sed 's/^/# /' "$got.err"
     fi
 done
+# Beyond line_profiler: run elsewhere, the sources are found under
+# --source-root, or next to the profile.
+ref="$top_srcdir/tests/golden/lprof/kernprof_py311.txt"
+for how in "--no-search --source-root $FIX" ""; do
+    # shellcheck disable=SC2086 # how is a word list
+    (cd "$OUT" && "$LINES" $how "$FIX/kernprof_py311.lprof") > "$OUT/found.txt" 2>&1
+    if cmp -s "$OUT/found.txt" "$ref"; then
+        echo "ok - sources found from elsewhere (${how:-next to the profile})"
+    else
+        : > "$OUT/FAILED"
+        echo "not ok - sources found from elsewhere (${how:-next to the profile})"
+        diff "$ref" "$OUT/found.txt" | head -10 | sed 's/^/# /'
+    fi
+done
+
 # keep the outputs only when something differed
 [ -e "$OUT/FAILED" ] || rm -rf "$OUT"

@@ -26,3 +26,10 @@ tests_t_pickle_SOURCES = tests/t_pickle.c tests/tap.h
 tests_t_pickle_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
 tests_t_pickle_LDFLAGS = -static
 tests_t_pickle_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/t_lprof
+TESTS += tests/t_lprof
+tests_t_lprof_SOURCES = tests/t_lprof.c tests/tap.h
+tests_t_lprof_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof/render
+tests_t_lprof_LDFLAGS = -static
+tests_t_lprof_LDADD = $(TEST_LIBS)

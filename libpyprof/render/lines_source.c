@@ -233,8 +233,10 @@ find_cookie(const char *s, size_t n, char *name, size_t size)
     return false;
 }
 
+/* tokenize's _get_normal_name, then the codecs we carry.  *exact is set
+ * when the name normalises to "utf-8" itself, the only name a BOM allows. */
 static enum enc
-normal_encoding(const char *orig)
+normal_encoding(const char *orig, bool *exact)
 {
     char e[13];
     size_t k = 0;
@@ -243,7 +245,8 @@ normal_encoding(const char *orig)
         e[k] = c == '_' ? '-' : (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
     }
     e[k] = '\0';
-    if (strcmp(e, "utf-8") == 0 || strncmp(e, "utf-8-", 6) == 0 || strcmp(e, "utf8") == 0)
+    *exact = strcmp(e, "utf-8") == 0 || strncmp(e, "utf-8-", 6) == 0;
+    if (*exact || strcmp(e, "utf8") == 0 || strcmp(e, "u8") == 0)
         return ENC_UTF8;
     static const char *const latin[] = {"latin-1",   "iso-8859-1", "iso-latin-1", "latin1",
                                         "iso8859-1", "l1",         "latin"};
@@ -283,8 +286,9 @@ detect_encoding(const char *d, size_t n, size_t *skip)
         if (pyprof__utf8_valid_prefix((const unsigned char *)d + from, len) != len)
             return ENC_BAD; /* a cookie line must be UTF-8 */
         if (find_cookie(d + from, len, name, sizeof(name))) {
-            enum enc e = normal_encoding(name);
-            if (bom && e != ENC_UTF8)
+            bool exact;
+            enum enc e = normal_encoding(name, &exact);
+            if (bom && !exact)
                 return ENC_BAD;
             return e;
         }
