@@ -30,3 +30,4 @@ tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS)
 # through pkg-config for a program outside the tree.
 TESTS += tests/headers.sh tests/example_installed.sh
 EXTRA_DIST += tests/tap.sh tests/headers.sh tests/example_installed.sh
+EXTRA_DIST += tests/lsan.supp
