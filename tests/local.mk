@@ -31,3 +31,9 @@ tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS)
 TESTS += tests/headers.sh tests/example_installed.sh
 EXTRA_DIST += tests/tap.sh tests/headers.sh tests/example_installed.sh
 EXTRA_DIST += tests/lsan.supp
+
+check_PROGRAMS += tests/t_probe
+TESTS += tests/t_probe
+tests_t_probe_SOURCES = tests/t_probe.c tests/tap.h
+tests_t_probe_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_t_probe_LDADD = $(TEST_LIBS)
