@@ -37,3 +37,9 @@ TESTS += tests/t_probe
 tests_t_probe_SOURCES = tests/t_probe.c tests/tap.h
 tests_t_probe_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_t_probe_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/t_mutate
+TESTS += tests/t_mutate
+tests_t_mutate_SOURCES = tests/t_mutate.c tests/tap.h
+tests_t_mutate_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_t_mutate_LDADD = $(TEST_LIBS)
