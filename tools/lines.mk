@@ -4,6 +4,9 @@ libpyprof_libpyprof_la_SOURCES += \
 	formats/lprof.c \
 	formats/pickle.c \
 	formats/pickle.h \
+	formats/pickle_int.h \
+	formats/pickle_ops.c \
+	formats/pickle_text.c \
 	libpyprof/render/lines.c \
 	libpyprof/render/lines_source.c \
 	libpyprof/render/lines_int.h
