@@ -187,8 +187,6 @@ cmp_time(const void *a, const void *b)
 
 /* ---- the text report ---------------------------------------------------------------- */
 
-#define TEMPLATE "%6s %9s %12s %8s %8s  %s\n"
-
 static const struct row *
 find_row(const struct fn *fn, int64_t line)
 {
@@ -213,21 +211,70 @@ percent(double time, double total)
     return 100 * time / total;
 }
 
+/* Decimal text of v into buf (at least 21 bytes); returns its length. */
+static size_t
+fmt_int(char *buf, int64_t v)
+{
+    char tmp[24];
+    size_t n = 0, k = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        tmp[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        tmp[n++] = '-';
+    while (n)
+        buf[k++] = tmp[--n];
+    return k;
+}
+
+/* Append `s` (n bytes) right-aligned in `width` columns, as Python's %Ns
+ * (wider text is not cut: the row just shifts, as in line_profiler). */
+static char *
+put_right(char *p, const char *s, size_t n, size_t width)
+{
+    for (size_t i = n; i < width; i++)
+        *p++ = ' ';
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* One row of the template "%6s %9s %12s %8s %8s  %s\n".  Rows are most of
+ * the output, so they are assembled here and written once; only the
+ * "%5.1f" numbers go through printf (in the C locale). */
 static void
 print_row(pyprof_output *o, int64_t lineno, const struct row *r, double scalar, double total,
           const char *text)
 {
-    char ln[24], hits[24] = "", t[64] = "", per[64] = "", pct[64] = "";
-    snprintf(ln, sizeof(ln), "%lld", (long long)lineno);
+    char ln[24], hits[24], t[64], per[64], pct[64];
+    size_t nl = fmt_int(ln, lineno), nh = 0, nt = 0, np = 0, nc = 0;
+    char row[6 + 1 + 9 + 1 + 12 + 1 + 8 + 1 + 8 + 2 + 24 + 3 * 64], *p = row;
     if (r) {
-        snprintf(hits, sizeof(hits), "%lld", (long long)r->hits);
-        pyprof__snprintf_c(t, sizeof(t), "%5.1f", r->time * scalar);
+        nh = fmt_int(hits, r->hits);
+        nt = (size_t)pyprof__snprintf_c(t, sizeof(t), "%5.1f", r->time * scalar);
         if (r->hits != 0) /* line_profiler divides by zero here; we leave it blank */
-            pyprof__snprintf_c(per, sizeof(per), "%5.1f", r->time * scalar / (double)r->hits);
+            np = (size_t)pyprof__snprintf_c(per, sizeof(per), "%5.1f",
+                                            r->time * scalar / (double)r->hits);
         if (total != 0)
-            pyprof__snprintf_c(pct, sizeof(pct), "%5.1f", percent(r->time, total));
+            nc = (size_t)pyprof__snprintf_c(pct, sizeof(pct), "%5.1f", percent(r->time, total));
+        nt = nt < sizeof(t) ? nt : sizeof(t) - 1;
+        np = np < sizeof(per) ? np : sizeof(per) - 1;
+        nc = nc < sizeof(pct) ? nc : sizeof(pct) - 1;
     }
-    pyprof_output_printf(o, TEMPLATE, ln, hits, t, per, pct, text);
+    p = put_right(p, ln, nl, 6);
+    *p++ = ' ';
+    p = put_right(p, hits, nh, 9);
+    *p++ = ' ';
+    p = put_right(p, t, nt, 12);
+    *p++ = ' ';
+    p = put_right(p, per, np, 8);
+    *p++ = ' ';
+    p = put_right(p, pct, nc, 8);
+    *p++ = ' ';
+    *p++ = ' ';
+    pyprof_output_write(o, row, (size_t)(p - row));
+    pyprof_output_puts(o, text);
+    pyprof_output_write(o, "\n", 1);
 }
 
 static int
