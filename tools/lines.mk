@@ -19,8 +19,10 @@ dist_man1_MANS += tools/pyprof-lines.1
 
 # Conformance with line_profiler 4.0.2's reports: the shared corpus, and the
 # fixtures of tests/fixtures/lprof (made by its gen.sh).
-TESTS += tests/lines_corpus.sh tests/lines_fixtures.sh tests/lines_refuse.sh
-dist_check_SCRIPTS += tests/lines_corpus.sh tests/lines_fixtures.sh tests/lines_refuse.sh
+TESTS += tests/lines_corpus.sh tests/lines_fixtures.sh tests/lines_refuse.sh tests/lines_cli.sh
+dist_check_SCRIPTS += tests/lines_corpus.sh tests/lines_fixtures.sh tests/lines_refuse.sh \
+	tests/lines_cli.sh
+EXTRA_DIST += bench/lines.sh
 
 # The pickle machine (semi-private: linked statically) and the lprof reader.
 check_PROGRAMS += tests/t_pickle
