@@ -383,7 +383,8 @@ pyprof__pk_make_vec(pyprof__pickle *pk, int type, size_t start)
     int rc = pyprof__pk_new_vec(pk, &id, type);
     if (rc < 0)
         return rc;
-    if ((rc = pyprof__pk_vec_append(pk, id, pk->stack + start, n)) < 0)
+    /* an empty stack may not be allocated yet: no arithmetic on NULL */
+    if (n && (rc = pyprof__pk_vec_append(pk, id, pk->stack + start, n)) < 0)
         return rc;
     pk->nstack = start;
     return pyprof__pk_push(pk, id);
