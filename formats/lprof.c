@@ -190,7 +190,11 @@ read_timings(struct reader *r, pyprof__pk_id timings, double unit)
             goto out;
         }
         pyprof_profile_func_mut(r->p, fid[i])->flags |= PYPROF_FUNC_LINES;
-        last[fid[i]] = i; /* the profile was empty: ids are 0..n-1 */
+        if (fid[i] >= npairs) { /* cannot happen: the reader starts from an empty profile */
+            rc = bad(r, key, PYPROF_EINVAL, "the profile to read into is not empty");
+            goto out;
+        }
+        last[fid[i]] = i; /* ids are 0..n-1, one per distinct key */
     }
 
     /* pass 2: each function's entries, from its last value */

@@ -9,8 +9,7 @@
  * never resolved, and only line_profiler's LineStats construction is
  * accepted:
  *
- *   GLOBAL / STACK_GLOBAL   only (module, name) pairs of the allowlist
- *                           (pyprof__pickle_global);
+ *   GLOBAL / STACK_GLOBAL   only the (module, name) pairs of pyprof__pk_global;
  *   NEWOBJ                  only LineStats with an empty argument tuple;
  *   REDUCE                  only copy_reg._reconstructor(LineStats, object, None);
  *   BUILD                   only on that instance, with a dict state.
