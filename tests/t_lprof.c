@@ -344,6 +344,39 @@ test_blocks(void)
     TAP_OK(n > 20 && bad == 0, "%zu source blocks agree with inspect.getblock", n);
 }
 
+/* The report, failing each allocation in turn: ENOMEM each time, no leak. */
+static void
+test_render_oom(void)
+{
+    pyprof_profile *p = load_fixture("kernprof_py311.lprof");
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s/tests/fixtures/lprof", srcdir);
+    const char *roots[] = {dir};
+    pyprof_lines_options o = PYPROF_LINES_OPTIONS_INIT;
+    o.source_roots = roots;
+    o.nsource_roots = 1;
+    o.summarize = 1;
+    long n = 0;
+    int rc = -1;
+    bool all_enomem = true;
+    for (; p && n < 10000; n++) {
+        pyprof_output *out = NULL;
+        pyprof_error err = PYPROF_ERROR_INIT;
+        pyprof__alloc_fail_after(n);
+        rc = pyprof_output_open_memory(&out, &err);
+        if (rc == 0)
+            rc = pyprof_render_lines(p, out, &o, &err);
+        pyprof__alloc_fail_after(-1);
+        pyprof_output_abort(out);
+        if (rc == 0)
+            break;
+        all_enomem &= rc == PYPROF_ENOMEM;
+    }
+    TAP_OK(rc == 0 && all_enomem, "report: %ld failed allocations each give ENOMEM, then it prints",
+           n);
+    pyprof_profile_free(p);
+}
+
 int
 main(void)
 {
@@ -355,5 +388,6 @@ main(void)
     test_reader_rules();
     test_merge_and_options();
     test_blocks();
+    test_render_oom();
     return tap_done();
 }
