@@ -68,6 +68,17 @@ check "--csv writes CSV" has out '^file,function,first_line,line,hits,time_s,tim
 run -T json "$FIX/kernprof_py311.lprof"
 check "-T json" has out '"unit": 1e-09'
 
+# zstd-compressed input and standard input read like the file itself
+if command -v zstd > /dev/null 2>&1; then
+    zstd -q -c "$FIX/kernprof_py311.lprof" > "$DIR/k.lprof.zst"
+    (cd "$FIX" && "$LINES" "$DIR/k.lprof.zst") > "$DIR/out" 2> "$DIR/err"
+    check "a zstd-compressed lprof gives the same report" \
+        cmp -s "$DIR/out" "$top_srcdir/tests/golden/lprof/kernprof_py311.txt"
+fi
+(cd "$FIX" && "$LINES" - < kernprof_py311.lprof) > "$DIR/out" 2> "$DIR/err"
+check "standard input (-) gives the same report" \
+    cmp -s "$DIR/out" "$top_srcdir/tests/golden/lprof/kernprof_py311.txt"
+
 # two files: hits and times add up per line (here the same run twice)
 run --csv "$FIX/kernprof_py311.lprof" "$FIX/py311_p0.lprof"
 line=$(grep '^workload.py,loops,8,15,' "$DIR/out")
