@@ -210,7 +210,9 @@ end_block(reader *r)
 {
     block *b = &r->b;
     int rc = 0;
-    if (b->open && b->rule_seen && !b->named && b->first_line > 0) {
+    if (!b->open)
+        return 0;
+    if (b->rule_seen && !b->named && b->first_line > 0) {
         char tmp[64];
         pyprof__snprintf_c(tmp, sizeof tmp, "<lines %lld-%lld>", (long long)b->first_line,
                            (long long)b->last_line);
@@ -218,7 +220,7 @@ end_block(reader *r)
     }
     if (rc == 0 && b->func != PYPROF_NONE && !isnan(b->peak)) {
         pyprof_func *f = pyprof_profile_func_mut(r->p, b->func);
-        if (isnan(f->counts.cumtime) || b->peak > f->counts.cumtime || f->counts.cumtime == 0)
+        if (b->peak > f->counts.cumtime)
             f->counts.cumtime = b->peak;
     }
     b->open = false;

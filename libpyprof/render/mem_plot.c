@@ -73,10 +73,11 @@ lim_add(limits *d, double x, double y)
         d->empty = false;
         return;
     }
-    d->x0 = fmin(d->x0, x);
-    d->x1 = fmax(d->x1, x);
-    d->y0 = fmin(d->y0, y);
-    d->y1 = fmax(d->y1, y);
+    /* plain comparisons: this runs once per point of 10^6-sample curves */
+    d->x0 = x < d->x0 ? x : d->x0;
+    d->x1 = x > d->x1 ? x : d->x1;
+    d->y0 = y < d->y0 ? y : d->y0;
+    d->y1 = y > d->y1 ? y : d->y1;
 }
 
 /* mtransforms.nonsingular(expander=0.05) followed by the margins. */
@@ -138,9 +139,12 @@ series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series, 
               pt **out, size_t *n)
 {
     size_t ns = pyprof_profile_mem_sample_count(p), nb = pyprof_profile_mem_bracket_count(p);
+    /* samples are one dense array (profile.h): index it directly rather
+     * than through an accessor call per sample */
+    const pyprof_mem_sample *sm = ns ? pyprof_profile_mem_sample(p, 0) : NULL;
     size_t cnt = 0;
     for (size_t i = 0; i < ns; i++)
-        cnt += pyprof_profile_mem_sample(p, i)->series == series;
+        cnt += sm[i].series == series;
     if (with_funcs)
         for (size_t i = 0; i < nb; i++)
             cnt += 2 * (pyprof_profile_mem_bracket(p, i)->series == series);
@@ -153,7 +157,7 @@ series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series, 
     size_t k = 0;
     bool sorted = true;
     for (size_t i = 0; i < ns; i++) {
-        const pyprof_mem_sample *s = pyprof_profile_mem_sample(p, i);
+        const pyprof_mem_sample *s = &sm[i];
         if (s->series != series)
             continue;
         v[k] = (pt){s->t, s->mib, k};
@@ -538,8 +542,9 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
         if (pyprof_profile_mem_series(p, s)->child != -1)
             continue;
         bool any = false;
+        const pyprof_mem_sample *sm = nsamples ? pyprof_profile_mem_sample(p, 0) : NULL;
         for (size_t i = 0; i < nsamples && !any; i++)
-            any = pyprof_profile_mem_sample(p, i)->series == s;
+            any = sm[i].series == s;
         for (size_t i = 0; i < nbr && !any; i++)
             any = pyprof_profile_mem_bracket(p, i)->series == s;
         if (any) {

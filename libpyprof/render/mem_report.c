@@ -120,8 +120,15 @@ pyprof_mem_write_report(pyprof_output *o, const pyprof_profile *p, const char *t
             break;
         }
     }
-    for (size_t i = 0; i < nl; i++)
-        lines[i] = pyprof_profile_line(p, i);
+    /* increments: the allocating lines, not the decorator row (its figure
+     * is the memory at entry, counted over all calls) */
+    size_t ninc = 0;
+    for (size_t i = 0; i < nl; i++) {
+        const pyprof_line_stat *ls = pyprof_profile_line(p, i);
+        if (ls->time > 0 && ls->line != pyprof_profile_func(p, ls->func)->line)
+            lines[ninc++] = ls;
+    }
+    nl = ninc;
     qsort(lines, nl, sizeof(*lines), cmp_inc);
     size_t nshow = nl < top ? nl : top;
 
