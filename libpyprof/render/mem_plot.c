@@ -132,40 +132,48 @@ cmp_pt(const void *a, const void *b)
 }
 
 /* Points of `series`, plus its brackets' entry and exit points when
- * `with_funcs` (mprof merges those into the main curve), sorted by time.
- * Allocated in the layout's arena. */
+ * `with_funcs` (mprof merges those into the main curve), sorted by time,
+ * as arrays x (epoch s) and y (MiB) in the layout's arena.  MEM lines are
+ * time-ordered in practice, so a 10^6-sample curve is copied once and
+ * never sorted; brackets (or a shuffled file) take a stable sort. */
 static int
 series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series, bool with_funcs,
-              pt **out, size_t *n)
+              double **xo, double **yo, size_t *n)
 {
     size_t ns = pyprof_profile_mem_sample_count(p), nb = pyprof_profile_mem_bracket_count(p);
     /* samples are one dense array (profile.h): index it directly rather
      * than through an accessor call per sample */
     const pyprof_mem_sample *sm = ns ? pyprof_profile_mem_sample(p, 0) : NULL;
-    size_t cnt = 0;
+    size_t cnt = 0, nfunc = 0;
     for (size_t i = 0; i < ns; i++)
         cnt += sm[i].series == series;
     if (with_funcs)
         for (size_t i = 0; i < nb; i++)
-            cnt += 2 * (pyprof_profile_mem_bracket(p, i)->series == series);
+            nfunc += 2 * (pyprof_profile_mem_bracket(p, i)->series == series);
+    cnt += nfunc;
     size_t bytes;
-    if (pyprof__mul_overflows(cnt ? cnt : 1, sizeof(pt), &bytes))
+    if (pyprof__mul_overflows(cnt ? cnt : 1, sizeof(double), &bytes))
         return PYPROF_ENOMEM;
-    pt *v = pyprof__arena_alloc(&l->arena, bytes);
-    if (!v)
+    double *x = pyprof__arena_alloc(&l->arena, bytes), *y = pyprof__arena_alloc(&l->arena, bytes);
+    if (!x || !y)
         return PYPROF_ENOMEM;
     size_t k = 0;
-    bool sorted = true;
+    bool sorted = nfunc == 0;
     for (size_t i = 0; i < ns; i++) {
-        const pyprof_mem_sample *s = &sm[i];
-        if (s->series != series)
+        if (sm[i].series != series)
             continue;
-        v[k] = (pt){s->t, s->mib, k};
-        sorted = sorted && (k == 0 || v[k - 1].t <= s->t);
+        x[k] = sm[i].t;
+        y[k] = sm[i].mib;
+        sorted = sorted && (k == 0 || x[k - 1] <= x[k]);
         k++;
     }
-    if (with_funcs) {
-        for (size_t i = 0; i < nb; i++) {
+    if (!sorted) {
+        pt *v = pyprof__reallocarray(NULL, cnt, sizeof(pt));
+        if (!v)
+            return PYPROF_ENOMEM;
+        for (size_t i = 0; i < k; i++)
+            v[i] = (pt){x[i], y[i], i};
+        for (size_t i = 0; i < nb && nfunc; i++) {
             const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(p, i);
             if (b->series != series)
                 continue;
@@ -173,12 +181,16 @@ series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series, 
             k++;
             v[k] = (pt){b->t1, b->m1, k};
             k++;
-            sorted = false;
         }
-    }
-    if (!sorted) /* mprof files are time-ordered MEM lines; sort only when needed */
         qsort(v, k, sizeof(pt), cmp_pt);
-    *out = v;
+        for (size_t i = 0; i < k; i++) {
+            x[i] = v[i].t;
+            y[i] = v[i].m;
+        }
+        pyprof__free(v);
+    }
+    *xo = x;
+    *yo = y;
     *n = k;
     return 0;
 }
@@ -253,29 +265,21 @@ new_curve(pyprof__mem_layout *l, size_t *cap)
     return c;
 }
 
-/* Store a curve's points (x already relative), with its trend if asked. */
-static int
-set_points(pyprof__mem_layout *l, pyprof__mem_curve *c, const pt *v, size_t n, double start,
-           bool trend)
+/* Make a curve of points (x in epoch s, made relative to `start` here),
+ * with its trend if asked. */
+static void
+set_points(pyprof__mem_curve *c, double *x, double *y, size_t n, double start, bool trend)
 {
-    size_t bytes;
-    if (pyprof__mul_overflows(n ? n : 1, sizeof(double), &bytes))
-        return PYPROF_ENOMEM;
-    c->x = pyprof__arena_alloc(&l->arena, bytes);
-    c->y = pyprof__arena_alloc(&l->arena, bytes);
-    if (!c->x || !c->y)
-        return PYPROF_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        c->x[i] = v[i].t - start;
-        c->y[i] = v[i].m;
-    }
+    for (size_t i = 0; i < n; i++)
+        x[i] -= start;
+    c->x = x;
+    c->y = y;
     c->n = c->nraw = n;
     c->start = start;
     if (trend && n > 0) {
         c->trend = true;
         fit_line(c->x, c->y, n, &c->slope, &c->intercept);
     }
-    return 0;
 }
 
 static void
@@ -408,10 +412,12 @@ decimate(pyprof__mem_curve *c, double xmin, double xmax, double columns)
         return;
     double scale = columns / (xmax - xmin);
     size_t k = 0, i = 0;
+    /* x >= xmin here (the view holds the data, or the curve was clipped),
+     * so truncation is floor */
     while (i < c->n) {
-        double col = floor((c->x[i] - xmin) * scale);
+        long col = (long)((c->x[i] - xmin) * scale);
         size_t j = i, lo = i, hi = i;
-        while (j < c->n && floor((c->x[j] - xmin) * scale) == col) {
+        while (j < c->n && (long)((c->x[j] - xmin) * scale) == col) {
             if (c->y[j] < c->y[lo])
                 lo = j;
             if (c->y[j] > c->y[hi])
@@ -578,18 +584,19 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
         const pyprof_mem_series *ms = pyprof_profile_mem_series(p, s);
         if (ms->child != -1)
             continue;
-        pt *v;
+        double *vx, *vy;
         size_t n;
-        if ((rc = series_points(l, p, s, true, &v, &n)) < 0)
+        if ((rc = series_points(l, p, s, true, &vx, &vy, &n)) < 0)
             goto out;
         if (n == 0)
             continue;
-        double start = v[0].t;
+        double start = vx[0];
         pyprof__mem_curve *c = new_curve(l, &curves_cap);
-        if (!c || (rc = set_points(l, c, v, n, start, o->slope)) < 0) {
+        if (!c) {
             rc = PYPROF_ENOMEM;
             goto out;
         }
+        set_points(c, vx, vy, n, start, o->slope);
         c->kind = PYPROF__MEM_CURVE_MAIN;
         c->series = s;
         c->color = LINE_COLORS[file_index % NLINE_COLORS];
@@ -626,17 +633,18 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             const pyprof_mem_series *cms = pyprof_profile_mem_series(p, cs);
             if (cms->child == -1 || cms->source != ms->source)
                 continue;
-            pt *cv;
+            double *cx, *cy;
             size_t cn;
-            if ((rc = series_points(l, p, cs, false, &cv, &cn)) < 0)
+            if ((rc = series_points(l, p, cs, false, &cx, &cy, &cn)) < 0)
                 goto out;
             if (cn == 0)
                 continue;
             pyprof__mem_curve *cc = new_curve(l, &curves_cap);
-            if (!cc || (rc = set_points(l, cc, cv, cn, start, o->slope)) < 0) {
+            if (!cc) {
                 rc = PYPROF_ENOMEM;
                 goto out;
             }
+            set_points(cc, cx, cy, cn, start, o->slope);
             cc->kind = PYPROF__MEM_CURVE_CHILD;
             cc->series = cs;
             cc->color = LINE_COLORS[(nkids + 1) % NLINE_COLORS];

@@ -115,7 +115,8 @@ int pyprof_mem_plot(pyprof_output *o, const pyprof_profile *p, const char *type,
 /**
  * Write a summary of a profile read from an `@profile` text report: per
  * function its peak memory and the line where it was reached, then the
- * `top` lines with the largest increments (0 = 10).  `type` is "txt",
+ * `top` lines with the largest positive increments (0 = 10; the decorator
+ * row, whose figure is the memory at entry, is left out).  `type` is "txt",
  * "json" or "csv".  Needs PYPROF_CAP_LINES (PYPROF_ECAPS otherwise).
  */
 int pyprof_mem_write_report(pyprof_output *o, const pyprof_profile *p, const char *type, size_t top,
