@@ -4,3 +4,4 @@
 noinst_PROGRAMS += examples/topfuncs
 examples_topfuncs_SOURCES = examples/topfuncs.c
 examples_topfuncs_LDADD = libpyprof/libpyprof.la
+EXTRA_DIST += examples/example.pstats examples/workload.py examples/make-example.sh

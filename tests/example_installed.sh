@@ -6,6 +6,9 @@ set -u
 . "$top_srcdir/tests/tap.sh"
 
 dest="$top_builddir/tests/tmp-install"
+exe="$top_builddir/tests/tmp-topfuncs"
+out="$top_builddir/tests/tmp-topfuncs.out"
+trap 'rm -rf "$dest" "$exe" "$out" "$top_builddir/tests/tmp-install.log"' EXIT
 rm -rf "$dest"
 if ! make -C "$top_builddir" install DESTDIR="$dest" >"$top_builddir/tests/tmp-install.log" 2>&1; then
     tap_not_ok "make install into a DESTDIR"
@@ -21,7 +24,6 @@ tap_check "pyprof/pyprof.h installed" test -f "$dest$prefix/include/pyprof/pypro
 flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --define-variable=prefix="$dest$prefix" \
         --cflags --libs libpyprof 2>&1)
 tap_check "pkg-config knows libpyprof" test $? -eq 0
-exe="$top_builddir/tests/tmp-topfuncs"
 # shellcheck disable=SC2086
 tap_check "topfuncs builds with pkg-config flags" \
     ${CC:-cc} -std=c99 -Wall -Werror "$top_srcdir/examples/topfuncs.c" $flags -o "$exe"
@@ -36,7 +38,6 @@ if [ -z "${fixture:-}" ] || [ ! -f "$fixture" ]; then
     tap_skip "topfuncs on a pstats fixture" "no pstats fixture"
     tap_done
 fi
-out="$top_builddir/tests/tmp-topfuncs.out"
 LD_LIBRARY_PATH="$dest$prefix/lib" "$exe" "$fixture" >"$out" 2>&1
 tap_check "topfuncs runs on $(basename "$fixture")" test $? -eq 0
 tap_check "topfuncs prints a header and ten rows" test "$(wc -l <"$out")" -eq 11
@@ -61,5 +62,4 @@ PY
 else
     tap_skip "compare with Python's pstats" "python3 not available"
 fi
-rm -rf "$dest" "$exe"
 tap_done
