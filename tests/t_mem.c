@@ -440,6 +440,36 @@ test_outputs(void)
     pyprof_profile_free(p);
 }
 
+/* Every allocation of the layout and its scene fails in turn: each
+ * attempt returns ENOMEM (and frees what it took: ASan/valgrind runs see
+ * the leaks), until the build succeeds. */
+static void
+test_oom(void)
+{
+    pyprof_profile *p = load(tap_fixture("mprofile/run_python.dat"));
+    if (!p)
+        return;
+    pyprof_mem_plot_options o = PYPROF_MEM_PLOT_OPTIONS_INIT;
+    o.slope = 1;
+    int ok = 1;
+    long n;
+    for (n = 0; n < 100000; n++) {
+        pyprof__mem_layout *l = NULL;
+        pyprof__alloc_fail_after(n);
+        int rc = pyprof__mem_layout_build(&l, p, &o, NULL);
+        pyprof__alloc_fail_after(-1);
+        pyprof__mem_layout_free(l);
+        if (rc == 0)
+            break;
+        if (rc != PYPROF_ENOMEM || l) {
+            ok = 0;
+            tap_diag("allocation %ld: rc %d", n, rc);
+        }
+    }
+    TAP_OK(ok && n > 0 && n < 100000, "layout OOM sweep: %ld failures, each ENOMEM", n);
+    pyprof_profile_free(p);
+}
+
 int
 main(void)
 {
@@ -452,5 +482,6 @@ main(void)
     test_peak();
     test_outputs();
     test_decimation();
+    test_oom();
     return tap_done();
 }

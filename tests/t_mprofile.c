@@ -348,6 +348,70 @@ test_memreport(void)
     pyprof_profile_free(p);
 }
 
+/* The reader's fast path for mprof's "%.6f"/"%.4f" numbers must give the
+ * very double strtod gives (correct rounding), for every shape of number. */
+static void
+test_numbers(void)
+{
+    char *buf = malloc(4 << 20);
+    double *want = malloc(2 * 40000 * sizeof(double));
+    size_t len = 0, k = 0;
+    unsigned long long x = 88172645463325252ull;
+    for (int i = 0; i < 40000; i++) {
+        /* xorshift: reproducible values of many magnitudes */
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double mib = (double)(x % 100000000000ull) / pow(10, (double)(x % 9));
+        double t = 1.7e9 + (double)(x % 1000000000ull) / 1e4;
+        char a[64], b[64];
+        double v = (i & 64) ? -mib : mib;
+        switch (i % 6) {
+        case 0:
+            snprintf(a, sizeof a, "%.6f", v);
+            break;
+        case 1:
+            snprintf(a, sizeof a, "%.4f", v);
+            break;
+        case 2:
+            snprintf(a, sizeof a, "%.15g", v);
+            break;
+        case 3:
+            snprintf(a, sizeof a, "%.17g", v);
+            break;
+        case 4:
+            snprintf(a, sizeof a, "%g", v);
+            break;
+        default:
+            snprintf(a, sizeof a, "%.1f", v);
+            break;
+        }
+        snprintf(b, sizeof b, "%.4f", t);
+        want[k++] = strtod(a, NULL);
+        want[k++] = strtod(b, NULL);
+        len += (size_t)snprintf(buf + len, (4 << 20) - len, "MEM %s %s\n", a, b);
+    }
+    pyprof_input *in;
+    pyprof_profile *p = NULL;
+    pyprof_read_options o = PYPROF_READ_OPTIONS_INIT;
+    o.format = "mprofile";
+    pyprof_input_open_memory(&in, buf, len, "numbers.dat", NULL);
+    int rc = pyprof_profile_read(&p, in, &o, NULL);
+    int same = rc == 0 && pyprof_profile_mem_sample_count(p) == k / 2;
+    for (size_t i = 0; same && i < k / 2; i++) {
+        const pyprof_mem_sample *s = pyprof_profile_mem_sample(p, i);
+        same = s->mib == want[2 * i] && s->t == want[2 * i + 1];
+        if (!same)
+            tap_diag("sample %zu: %.17g %.17g, want %.17g %.17g", i, s->mib, s->t, want[2 * i],
+                     want[2 * i + 1]);
+    }
+    TAP_OK(same, "40000 MEM lines: every number is exactly strtod's");
+    pyprof_profile_free(p);
+    pyprof_input_close(in);
+    free(buf);
+    free(want);
+}
+
 int
 main(void)
 {
@@ -356,6 +420,7 @@ main(void)
     test_probe();
     test_truncation();
     test_oom();
+    test_numbers();
     test_memreport();
     return tap_done();
 }

@@ -182,7 +182,11 @@ legend(pyprof__scene *s, const pyprof__mem_layout *l)
     /* matplotlib: borderpad 0.4, labelspacing 0.5, handlelength 2,
      * handletextpad 0.8, borderaxespad 0.5 (in font sizes) */
     double fs = FONT_SIZE, pad = 0.4 * fs, row = fs * 1.5, hl = 2 * fs, htp = 0.8 * fs;
-    size_t fit = (size_t)floor((l->height - 2 * pad) / row);
+    /* centred on the axes (matplotlib's "center left" at (1, 0.5)): it
+     * fits in twice the room between that centre and the nearer edge */
+    double centre = l->ax_y + l->ax_h / 2;
+    double room = 2 * fmin(centre, l->height - centre) - 2 * pad;
+    size_t fit = room > row ? (size_t)floor((room + 0.5 * fs) / row) : 1;
     size_t shown = k, hidden = 0;
     char more[64] = "";
     if (k > fit && fit > 1) {
