@@ -70,6 +70,64 @@ data_line(pyprof__scene *s, const pyprof__mem_layout *l, const double *x, const 
     return rc;
 }
 
+/* A decimated curve drawn as its envelope: per pixel column the decimated
+ * points span [lowest, highest], which a zigzag line through them would
+ * paint solid; a polygon through the column tops and back along the
+ * bottoms, outlined, paints the same pixels.  A rasteriser (cairo) strokes
+ * a zigzag of thousands of crossing segments slowly; this shape has no
+ * crossings and half the points. */
+static int
+envelope(pyprof__scene *s, const pyprof__mem_layout *l, const pyprof__mem_curve *c)
+{
+    size_t bytes;
+    if (pyprof__mul_overflows(c->n, 4 * sizeof(double), &bytes))
+        return PYPROF_ENOMEM;
+    double *top = pyprof__malloc(bytes), *poly = pyprof__malloc(bytes);
+    if (!top || !poly) {
+        pyprof__free(top);
+        pyprof__free(poly);
+        return PYPROF_ENOMEM;
+    }
+    double *bot = top + 2 * c->n; /* same column count as top */
+    size_t ncol = 0;
+    for (size_t i = 0; i < c->n;) {
+        double px = pyprof__mem_px(l, c->x[i]);
+        long col = (long)floor(px);
+        double hi = pyprof__mem_py(l, c->y[i]), lo = hi, x0 = px, x1 = px;
+        size_t j = i + 1;
+        while (j < c->n && (long)floor(pyprof__mem_px(l, c->x[j])) == col) {
+            double py = pyprof__mem_py(l, c->y[j]);
+            hi = fmin(hi, py); /* pixels: y grows downwards */
+            lo = fmax(lo, py);
+            x1 = pyprof__mem_px(l, c->x[j]);
+            j++;
+        }
+        top[2 * ncol] = (x0 + x1) / 2;
+        top[2 * ncol + 1] = hi;
+        bot[2 * ncol] = (x0 + x1) / 2;
+        bot[2 * ncol + 1] = lo;
+        ncol++;
+        i = j;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < ncol; i++, k++) {
+        poly[2 * k] = top[2 * i];
+        poly[2 * k + 1] = top[2 * i + 1];
+    }
+    for (size_t i = ncol; i-- > 0; k++) {
+        poly[2 * k] = bot[2 * i];
+        poly[2 * k + 1] = bot[2 * i + 1];
+    }
+    int rc = pyprof__scene_polygon(s, poly, k, c->color);
+    if (rc == 0) /* the outline gives the filled band the line's width */
+        rc = pyprof__scene_polyline(s, top, ncol, c->color, LINE_WIDTH, false);
+    if (rc == 0)
+        rc = pyprof__scene_polyline(s, bot, ncol, c->color, LINE_WIDTH, false);
+    pyprof__free(top);
+    pyprof__free(poly);
+    return rc;
+}
+
 static int
 curve(pyprof__scene *s, const pyprof__mem_layout *l, const pyprof__mem_curve *c)
 {
@@ -79,7 +137,8 @@ curve(pyprof__scene *s, const pyprof__mem_layout *l, const pyprof__mem_curve *c)
                                     : c->kind == PYPROF__MEM_CURVE_CHILD ? "mem-child"
                                                                          : "mem-sum");
     if (rc == 0)
-        rc = data_line(s, l, c->x, c->y, c->n, c->color, LINE_WIDTH, false);
+        rc = c->n < c->nraw ? envelope(s, l, c)
+                            : data_line(s, l, c->x, c->y, c->n, c->color, LINE_WIDTH, false);
     if (rc == 0 && c->markers)
         rc = markers(s, l, c);
     if (rc == 0)
