@@ -428,6 +428,9 @@ test_outputs(void)
             TAP_OK(rc == 0 && len > 100 && memcmp(d, "<?xml", 5) == 0 &&
                        memmem(d, len, "time (in seconds)", 17),
                    "SVG written, with its axis label");
+        if (i == 0)
+            TAP_OK(memmem(d, len, "stroke-dasharray=\"6.94,3\"", 25) != NULL,
+                   "peak lines dashed as matplotlib's \"--\" at 1.5 pt");
         else
             TAP_OK(rc == 0 && len > 100 && memcmp(d, "\x89PNG", 4) == 0, "PNG written");
         pyprof_output_abort(o);

@@ -33,6 +33,9 @@ static const pyprof__rgba TREND_MAIN = {0, 227, 216, 255}; /* mprof's #00e3d8 */
 #define TICK_LEN    (3.5 * PT)
 #define TICK_PAD    (3.5 * PT)
 #define MARKER_SIZE (6 * PT)
+/* matplotlib's "--": 3.7 on, 1.6 off, in units of the line width */
+#define DASH_ON  3.7
+#define DASH_OFF 1.6
 
 static int
 markers(pyprof__scene *s, const pyprof__mem_layout *l, const pyprof__mem_curve *c)
@@ -67,6 +70,17 @@ data_line(pyprof__scene *s, const pyprof__mem_layout *l, const double *x, const 
     }
     int rc = n == 1 ? 0 : pyprof__scene_polyline(s, xy, n, color, width, dashed);
     pyprof__free(xy);
+    return rc;
+}
+
+/* A line with matplotlib's "--" dashes for its width. */
+static int
+dashed_line(pyprof__scene *s, double x0, double y0, double x1, double y1, pyprof__rgba color,
+            double width)
+{
+    int rc = pyprof__scene_line(s, x0, y0, x1, y1, color, width, true);
+    if (rc == 0)
+        pyprof__scene_dash(s, DASH_ON * width, DASH_OFF * width);
     return rc;
 }
 
@@ -147,8 +161,9 @@ curve(pyprof__scene *s, const pyprof__mem_layout *l, const pyprof__mem_curve *c)
         /* over the whole view, as np.polyval over the curve's own span */
         double x[2] = {c->x[0], c->x[c->n - 1]};
         double y[2] = {c->slope * x[0] + c->intercept, c->slope * x[1] + c->intercept};
-        rc = data_line(s, l, x, y, 2, c->kind == PYPROF__MEM_CURVE_CHILD ? BLACK : TREND_MAIN,
-                       0.5 * PT, true);
+        rc = dashed_line(s, pyprof__mem_px(l, x[0]), pyprof__mem_py(l, y[0]),
+                         pyprof__mem_px(l, x[1]), pyprof__mem_py(l, y[1]),
+                         c->kind == PYPROF__MEM_CURVE_CHILD ? BLACK : TREND_MAIN, 0.5 * PT);
     }
     return rc;
 }
@@ -160,8 +175,8 @@ hline(pyprof__scene *s, const pyprof__mem_layout *l, double y, double x0, double
     x1 = fmin(x1, l->xmax);
     if (!(x1 > x0) || y < l->ymin || y > l->ymax)
         return 0;
-    return pyprof__scene_line(s, pyprof__mem_px(l, x0), pyprof__mem_py(l, y), pyprof__mem_px(l, x1),
-                              pyprof__mem_py(l, y), RED, LINE_WIDTH, true);
+    return dashed_line(s, pyprof__mem_px(l, x0), pyprof__mem_py(l, y), pyprof__mem_px(l, x1),
+                       pyprof__mem_py(l, y), RED, LINE_WIDTH);
 }
 
 static int
@@ -171,8 +186,8 @@ vline(pyprof__scene *s, const pyprof__mem_layout *l, double x, double y0, double
     y1 = fmin(y1, l->ymax);
     if (!(y1 > y0) || x < l->xmin || x > l->xmax)
         return 0;
-    return pyprof__scene_line(s, pyprof__mem_px(l, x), pyprof__mem_py(l, y0), pyprof__mem_px(l, x),
-                              pyprof__mem_py(l, y1), RED, LINE_WIDTH, true);
+    return dashed_line(s, pyprof__mem_px(l, x), pyprof__mem_py(l, y0), pyprof__mem_px(l, x),
+                       pyprof__mem_py(l, y1), RED, LINE_WIDTH);
 }
 
 static int
