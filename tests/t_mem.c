@@ -242,6 +242,7 @@ test_children(void)
     for (size_t i = 0; i < l->curves[2].n; i++)
         ge &= l->curves[2].y[i] >= l->curves[0].y[i];
     TAP_OK(ge, "sum >= main everywhere");
+    TAP_OK(l->peak_vline[1] >= l->peak_y, "the peak line reaches the summed peak");
     pyprof__mem_layout_free(l);
     pyprof_profile_free(p);
 }

@@ -697,6 +697,11 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
                 }
             }
             add_curve_limits(&d, sc);
+            /* the sum stands for the main line mprof run -C would have
+             * recorded: the peak's vertical line spans its range */
+            yview(&d, &bottom, &top);
+            bottom += 0.001;
+            top -= 0.001;
             if (single) {
                 for (size_t i = 0; i < sc->n; i++)
                     if (sc->y[i] > l->peak_y) {
