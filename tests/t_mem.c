@@ -205,6 +205,10 @@ test_fixture_layouts(void)
     for (size_t i = 0; i < l->curves[0].n; i++)
         inside &= l->curves[0].x[i] >= 0.5 && l->curves[0].x[i] <= 1.5;
     TAP_OK(inside && l->curves[0].n > 0, "window: the curve is clipped to it");
+    const pyprof__mem_curve *wc = &l->curves[0];
+    double last = wc->x[wc->n - 1];
+    TAP_OK(wc->cut[0] && wc->x[0] == 0.5 && (wc->cut[1] ? last == 1.5 : last < 1.5),
+           "window: cut exactly at its edges, the cut points marked as not data");
     pyprof__mem_layout_free(l);
     pyprof_profile_free(p);
 }

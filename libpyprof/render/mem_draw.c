@@ -42,7 +42,7 @@ markers(pyprof__scene *s, const pyprof__mem_layout *l, const pyprof__mem_curve *
 {
     int rc = 0;
     double h = MARKER_SIZE / 2;
-    for (size_t i = 0; i < c->n && rc == 0; i++) {
+    for (size_t i = c->cut[0]; i + c->cut[1] < c->n && rc == 0; i++) {
         double x = pyprof__mem_px(l, c->x[i]), y = pyprof__mem_py(l, c->y[i]);
         rc = pyprof__scene_line(s, x - h, y, x + h, y, c->color, 1 * PT, false);
         if (rc == 0)

@@ -384,10 +384,12 @@ clip_curve(pyprof__arena *a, pyprof__mem_curve *c, double x0, double x1)
             if (px < x0 && x > x0 && k < c->n + 2) {
                 nx[k] = x0;
                 ny[k++] = py + (y - py) * (x0 - px) / (x - px);
+                c->cut[0] = true; /* only ever the first point */
             }
             if (px < x1 && x > x1 && k < c->n + 2) {
                 nx[k] = x1;
                 ny[k++] = py + (y - py) * (x1 - px) / (x - px);
+                c->cut[1] = true; /* only ever the last point */
             }
         }
         if (x >= x0 && x <= x1 && k < c->n + 2) {

@@ -35,6 +35,7 @@ typedef struct pyprof__mem_curve {
     size_t n;         /* points drawn */
     double *x, *y;    /* data space, n each */
     bool markers;     /* '+' at each point (only when they stay apart) */
+    bool cut[2];      /* first / last point is where a window cut the line, not data */
     pyprof__rgba color;
     const char *label;
     bool trend;              /* --slope */
