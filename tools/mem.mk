@@ -5,6 +5,7 @@ libpyprof_libpyprof_la_SOURCES += formats/mprofile.c formats/memreport.c
 libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/mem_plot.h \
 	libpyprof/render/mem_plot.c \
+	libpyprof/render/mem_curve.c \
 	libpyprof/render/mem_draw.c \
 	libpyprof/render/mem_ticks.c \
 	libpyprof/render/mem_peak.c \

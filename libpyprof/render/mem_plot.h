@@ -104,6 +104,36 @@ size_t pyprof__mem_ticks(double vmin, double vmax, int nbins, double *ticks, siz
  * all ticks distinct and exact at the step's precision. */
 void pyprof__mem_tick_labels(const double *ticks, size_t n, char (*labels)[32]);
 
+/* ---- curves (mem_curve.c) ---- */
+
+/* Points of `series` (plus its FUNC entry/exit points when `with_funcs`,
+ * as mprof merges them) sorted by time: x in epoch s, y in MiB, arrays in
+ * the layout's arena. */
+int pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series,
+                              bool with_funcs, double **x, double **y, size_t *n);
+/* Least squares line through the points, as np.polyfit(x, y, 1). */
+void pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *slope, double *icept);
+/* Make `c` of the points (x made relative to `start`), with a trend if asked. */
+void pyprof__mem_set_points(pyprof__mem_curve *c, double *x, double *y, size_t n, double start,
+                            bool trend);
+/* main + children at the main curve's times (--include-children). */
+int pyprof__mem_sum_curve(pyprof__mem_layout *l, pyprof__mem_curve *sum,
+                          const pyprof__mem_curve *main, const pyprof__mem_curve *const *kids,
+                          size_t nkids);
+/* mprof's function_labels(): the shortest dotted suffix of names[which]
+ * that no other of the `n` names shares. */
+const char *pyprof__mem_short_label(const pyprof_profile *p, const pyprof_id *names, size_t n,
+                                    size_t which);
+/* Cut `c` to x in [x0, x1] (new arrays in `a`), setting c->cut. */
+int pyprof__mem_clip(pyprof__arena *a, pyprof__mem_curve *c, double x0, double x1);
+/* First, lowest, highest and last point per pixel column, in place. */
+void pyprof__mem_decimate(pyprof__mem_curve *c, double xmin, double xmax, double columns);
+/* The brackets of main series `ms` in mprof's order (functions by first
+ * appearance, then executions in file order): `order` holds bracket
+ * indices, `names` the distinct function names; both malloc'd. */
+int pyprof__mem_function_order(const pyprof_profile *p, pyprof_id ms, pyprof_id **names,
+                               size_t *nnames, size_t **order, size_t *norder);
+
 /* The scene half: draw a finished layout (mem_draw.c). */
 int pyprof__mem_draw(pyprof__mem_layout *l, const pyprof_profile *p,
                      const pyprof_mem_plot_options *opts);
