@@ -68,8 +68,8 @@ main(int argc, char **argv)
     for (size_t r = 0; r < rows && r < 10; r++) {
         const pyprof_func *f = pyprof_profile_func(p, ids[r]);
         printf("%10.6f %10.6f %10lld  %s:%lld(%s)\n", f->counts.cumtime, f->counts.tottime,
-               (long long)f->counts.ncalls, pyprof_profile_string(p, f->file),
-               (long long)f->line, pyprof_profile_string(p, f->name));
+               (long long)f->counts.ncalls, pyprof_profile_string(p, f->file), (long long)f->line,
+               pyprof_profile_string(p, f->name));
     }
     free(ids);
     pyprof_profile_free(p);
