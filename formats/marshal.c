@@ -56,12 +56,15 @@ const char *
 pyprof__marshal_kind_name(int kind)
 {
     static const char *const names[] = {
-        "None",  "bool",    "StopIteration", "Ellipsis", "int",         "int beyond 64 bits",
-        "float", "complex", "str",           "bytes",    "tuple",       "list",
-        "dict",  "set",     "frozenset",     "slice",    "code object",
+        "None",     "a bool",        "StopIteration",
+        "Ellipsis", "an int",        "an int beyond 64 bits",
+        "a float",  "a complex",     "a str",
+        "bytes",    "a tuple",       "a list",
+        "a dict",   "a set",         "a frozenset",
+        "a slice",  "a code object",
     };
     if (kind < 0 || (size_t)kind >= sizeof(names) / sizeof(names[0]))
-        return "object";
+        return "an object";
     return names[kind];
 }
 
@@ -411,7 +414,7 @@ read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
         if ((rc = read_object(r, &fields[k], depth + 1, k == 1)) < 0)
             return rc;
         if (!kind_fits(&d->objs[fields[k]], code_types[layout][k]))
-            return fail(r, PYPROF_EFORMAT, at, "code object field %d is a %s", k,
+            return fail(r, PYPROF_EFORMAT, at, "code object field %d is %s", k,
                         pyprof__marshal_kind_name(d->objs[fields[k]].kind));
     }
     int32_t firstlineno;
@@ -423,7 +426,7 @@ read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
         if ((rc = read_object(r, &t, depth + 1, false)) < 0)
             return rc;
         if (d->objs[t].kind != PYPROF__M_BYTES)
-            return fail(r, PYPROF_EFORMAT, at, "code object line table is a %s",
+            return fail(r, PYPROF_EFORMAT, at, "code object line table is %s",
                         pyprof__marshal_kind_name(d->objs[t].kind));
     }
     /* filename and name: fields 6/7 up to 3.10, 5/6 from 3.11 */

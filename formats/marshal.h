@@ -141,7 +141,7 @@ pyprof__marshal_str(const pyprof__marshal_doc *doc, const pyprof__mobj *o)
     return (const char *)doc->buf + o->u.str;
 }
 
-/* A short English name for an object kind ("tuple", "dict", ...). */
+/* A short English name for an object kind, with its article ("a tuple", "None"). */
 const char *pyprof__marshal_kind_name(int kind);
 
 #endif

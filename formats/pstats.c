@@ -195,16 +195,16 @@ key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
         return 0;
     }
     if (key->kind != PYPROF__M_TUPLE || key->len != 3)
-        return bad(b, key, "function key is a %s, not a (file, line, name) tuple",
-                   key->kind == PYPROF__M_TUPLE ? "tuple of other size"
+        return bad(b, key, "function key is %s, not a (file, line, name) tuple",
+                   key->kind == PYPROF__M_TUPLE ? "a tuple of another size"
                                                 : pyprof__marshal_kind_name(key->kind));
     const pyprof__mobj *fo = obj(b, kid(b, key, 0));
     const pyprof__mobj *lo = obj(b, kid(b, key, 1));
     const pyprof__mobj *no = obj(b, kid(b, key, 2));
     if (fo->kind != PYPROF__M_STR && fo->kind != PYPROF__M_BYTES)
-        return bad(b, fo, "file name in a key is a %s", pyprof__marshal_kind_name(fo->kind));
+        return bad(b, fo, "file name in a key is %s", pyprof__marshal_kind_name(fo->kind));
     if (lo->kind != PYPROF__M_INT)
-        return bad(b, lo, "line number in a key is a %s", pyprof__marshal_kind_name(lo->kind));
+        return bad(b, lo, "line number in a key is %s", pyprof__marshal_kind_name(lo->kind));
     pyprof_id file, name;
     int rc;
     if ((rc = string_id(b, kid(b, key, 0), &file)) < 0)
@@ -217,7 +217,7 @@ key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
         if ((rc = string_id(b, kid(b, key, 2), &name)) < 0)
             return rc;
     } else {
-        return bad(b, no, "function name in a key is a %s", pyprof__marshal_kind_name(no->kind));
+        return bad(b, no, "function name in a key is %s", pyprof__marshal_kind_name(no->kind));
     }
     if ((rc = pyprof_profile_func_intern(b->p, out, file, lo->u.i, name, flags, NULL)) < 0)
         return oom(b, key, rc);
@@ -247,7 +247,7 @@ count_of(builder *b, uint32_t i, const char *what, int64_t *out)
     if (o->kind == PYPROF__M_BIGINT)
         return pyprof_input_error(b->in, b->err, PYPROF_ELIMIT, FMT, b->base + o->pos,
                                   "%s does not fit in 64 bits", what);
-    return bad(b, o, "%s is a %s, not an int", what, pyprof__marshal_kind_name(o->kind));
+    return bad(b, o, "%s is %s, not an int", what, pyprof__marshal_kind_name(o->kind));
 }
 
 /* A time: a float, or an int (austin-python writes microsecond counts, the
@@ -268,7 +268,7 @@ time_of(builder *b, uint32_t i, const char *what, double *out)
     if (o->kind == PYPROF__M_BIGINT)
         return pyprof_input_error(b->in, b->err, PYPROF_ELIMIT, FMT, b->base + o->pos,
                                   "%s does not fit in 64 bits", what);
-    return bad(b, o, "%s is a %s, not a number", what, pyprof__marshal_kind_name(o->kind));
+    return bad(b, o, "%s is %s, not a number", what, pyprof__marshal_kind_name(o->kind));
 }
 
 /* (cc, nc, tt, ct, callers) -> counters of `f`; returns the callers dict. */
@@ -277,8 +277,8 @@ entry_counts(builder *b, pyprof_id f, uint32_t vi, const pyprof__mobj **callers)
 {
     const pyprof__mobj *v = obj(b, vi);
     if (v->kind != PYPROF__M_TUPLE || v->len != 5)
-        return bad(b, v, "function value is a %s, not a (cc, nc, tt, ct, callers) tuple",
-                   v->kind == PYPROF__M_TUPLE ? "tuple of other size"
+        return bad(b, v, "function value is %s, not a (cc, nc, tt, ct, callers) tuple",
+                   v->kind == PYPROF__M_TUPLE ? "a tuple of another size"
                                               : pyprof__marshal_kind_name(v->kind));
     pyprof_counts c;
     int rc;
@@ -289,7 +289,7 @@ entry_counts(builder *b, pyprof_id f, uint32_t vi, const pyprof__mobj **callers)
         return rc;
     *callers = obj(b, kid(b, v, 4));
     if ((*callers)->kind != PYPROF__M_DICT)
-        return bad(b, *callers, "callers of a function is a %s, not a dict",
+        return bad(b, *callers, "callers of a function is %s, not a dict",
                    pyprof__marshal_kind_name((*callers)->kind));
     if (c.primcalls > c.ncalls)
         b->seen_cc_gt_nc = true;
@@ -323,8 +323,8 @@ add_edge(builder *b, pyprof_id callee, uint32_t ki, uint32_t vi)
             return rc;
         b->seen_tuple_caller = true;
     } else {
-        return bad(b, v, "caller value is a %s, not an int or a (nc, cc, tt, ct) tuple",
-                   v->kind == PYPROF__M_TUPLE ? "tuple of other size"
+        return bad(b, v, "caller value is %s, not an int or a (nc, cc, tt, ct) tuple",
+                   v->kind == PYPROF__M_TUPLE ? "a tuple of another size"
                                               : pyprof__marshal_kind_name(v->kind));
     }
     if ((rc = pyprof_profile_edge_intern(b->p, &e, caller, callee, NULL)) < 0)
@@ -367,7 +367,7 @@ build(builder *b)
     const pyprof__mobj *top = obj(b, b->doc.top);
     int rc;
     if (top->kind != PYPROF__M_DICT)
-        return bad(b, top, "the top-level object is a %s, not a dict of functions",
+        return bad(b, top, "the top-level object is %s, not a dict of functions",
                    pyprof__marshal_kind_name(top->kind));
     if (top->len == 0)
         return bad(b, top, "an empty profile: the dict has no entries");
