@@ -86,9 +86,6 @@ typedef struct builder {
     pyprof_error *err;
     uint64_t base; /* input offset of the marshal data */
     pyprof__marshal_doc doc;
-    /* memo[obj] = 1 + the string id (string objects) or function id (key
-     * tuples) already made from that object: keys are shared by reference */
-    uint32_t *memo;
     /* per function id: the value object of its (last) entry, or NONE */
     uint32_t *value_of;
     size_t nvalues;
@@ -133,19 +130,22 @@ kid(const builder *b, const pyprof__mobj *o, size_t k)
 
 /* A string object as an interned string; Python 2 byte strings are decoded
  * as UTF-8 when they are, else as Latin-1. */
+/* Objects remember (in their memo field, as id + 1) the string or function
+ * made from them: keys and names are shared by reference, and Python 2
+ * files repeat interned strings, so most lookups end here. */
 static int
 string_id(builder *b, uint32_t i, pyprof_id *out)
 {
-    const pyprof__mobj *o = obj(b, i);
-    if (b->memo[i]) {
-        *out = b->memo[i] - 1;
+    pyprof__mobj *o = pyprof__marshal_obj_mut(&b->doc, i);
+    if (o->memo) {
+        *out = o->memo - 1;
         return 0;
     }
     int rc = pyprof_profile_intern_lossy(b->p, out, pyprof__marshal_str(&b->doc, o), o->len,
                                          o->kind == PYPROF__M_BYTES);
     if (rc < 0)
         return oom(b, o, rc);
-    b->memo[i] = *out + 1;
+    o->memo = *out + 1;
     return 0;
 }
 
@@ -189,9 +189,9 @@ is_marker(const builder *b, const pyprof__mobj *key)
 static int
 key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
 {
-    const pyprof__mobj *key = obj(b, ki);
-    if (b->memo[ki]) {
-        *out = b->memo[ki] - 1;
+    pyprof__mobj *key = pyprof__marshal_obj_mut(&b->doc, ki);
+    if (key->memo) {
+        *out = key->memo - 1;
         return 0;
     }
     if (key->kind != PYPROF__M_TUPLE || key->len != 3)
@@ -221,7 +221,7 @@ key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
     }
     if ((rc = pyprof_profile_func_intern(b->p, out, file, lo->u.i, name, flags, NULL)) < 0)
         return oom(b, key, rc);
-    b->memo[ki] = *out + 1;
+    key->memo = *out + 1;
 
     /* producer evidence */
     const char *fs = pyprof_profile_string(b->p, file);
@@ -371,9 +371,8 @@ build(builder *b)
                    pyprof__marshal_kind_name(top->kind));
     if (top->len == 0)
         return bad(b, top, "an empty profile: the dict has no entries");
-    b->memo = pyprof__calloc(b->doc.nobjs, sizeof(uint32_t));
     b->value_of = pyprof__malloc((size_t)top->len * sizeof(uint32_t));
-    if (!b->memo || !b->value_of)
+    if (!b->value_of)
         return oom(b, top, PYPROF_ENOMEM);
 
     /* pass 1: every entry's function, in file order (its first position) */
@@ -441,7 +440,6 @@ pstats_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts
     }
     rc = build(&b);
 out:
-    pyprof__free(b.memo);
     pyprof__free(b.value_of);
     pyprof__marshal_free(&b.doc);
     return rc;
