@@ -47,6 +47,12 @@ typedef struct reader {
     size_t ninterned, interned_cap;
     uint32_t *scratch; /* dict pairs being collected */
     size_t nscratch, scratch_cap;
+    /* containers being read, outermost first: their indices increase, so
+     * "is this one still being read?" is a binary search here rather than a
+     * look at the object, a cache miss in a big document */
+    uint32_t *path;
+    size_t npath, path_cap;
+    size_t ncode; /* code objects seen: until one is, no reference can be one */
     /* code objects: the layout being tried by the outermost one, which
      * nested code objects (in its consts) must share */
     uint8_t trial_layout;
@@ -224,6 +230,23 @@ push_u32(reader *r, uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
     return 0;
 }
 
+/* Is object `o` a container whose children are still being read? */
+static inline bool
+being_read(const reader *r, uint32_t o)
+{
+    size_t lo = 0, hi = r->npath;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->path[mid] == o)
+            return true;
+        if (r->path[mid] < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
 /* The type byte's dialect consequence: Python 2 streams have no FLAG_REF
  * and name things with 's'/'t'; decide at the first string (spec 2.6). */
 static void
@@ -344,7 +367,8 @@ read_sequence(reader *r, uint32_t self, uint32_t n, uint32_t depth, bool code_ok
     pyprof__marshal_doc *d = r->doc;
     d->objs[self].len = n;
     d->objs[self].u.kids = first;
-    d->objs[self].building = 1;
+    if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0)
+        return rc;
     for (uint32_t k = 0; k < n; k++) {
         bool kid_code_ok = code_ok;
         if (!kid_code_ok && r->code_in_keys && n == 3 && k == 2 &&
@@ -358,7 +382,7 @@ read_sequence(reader *r, uint32_t self, uint32_t n, uint32_t depth, bool code_ok
             return rc;
         d->kids[first + k] = kid;
     }
-    d->objs[self].building = 0;
+    r->npath--;
     return 0;
 }
 
@@ -369,7 +393,8 @@ read_dict(reader *r, uint32_t self, uint32_t depth, bool code_ok)
     pyprof__marshal_doc *d = r->doc;
     size_t base = r->nscratch;
     int rc;
-    d->objs[self].building = 1;
+    if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0)
+        return rc;
     for (;;) {
         if (left(r) < 1)
             return truncated(r, "a dict");
@@ -397,7 +422,7 @@ read_dict(reader *r, uint32_t self, uint32_t depth, bool code_ok)
     r->nscratch = base;
     d->objs[self].len = (uint32_t)(n / 2);
     d->objs[self].u.kids = first;
-    d->objs[self].building = 0;
+    r->npath--;
     return 0;
 }
 
@@ -511,7 +536,7 @@ read_code(reader *r, uint32_t self, uint32_t depth)
     }
 
     size_t pos = r->pos, nobjs = d->nobjs, nkids = d->nkids, nrefs = r->nrefs;
-    size_t ninterned = r->ninterned, nscratch = r->nscratch;
+    size_t ninterned = r->ninterned, nscratch = r->nscratch, npath = r->npath;
     pyprof__mdialect dialect = d->dialect;
     bool flag_ref_seen = d->flag_ref_seen;
     /* the error of the attempt that got furthest is the most telling */
@@ -539,6 +564,7 @@ read_code(reader *r, uint32_t self, uint32_t depth)
         r->nrefs = nrefs;
         r->ninterned = ninterned;
         r->nscratch = nscratch;
+        r->npath = npath;
         d->dialect = dialect;
         d->flag_ref_seen = flag_ref_seen;
     }
@@ -578,9 +604,9 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
             return fail(r, PYPROF_EFORMAT, rat, "back-reference %ld out of range (%zu objects)",
                         (long)idx, r->nrefs);
         uint32_t o = r->refs[idx];
-        if (d->objs[o].building)
+        if (being_read(r, o))
             return fail(r, PYPROF_EFORMAT, rat, "back-reference to a container still being read");
-        if (d->objs[o].kind == PYPROF__M_CODE && !code_ok)
+        if (r->ncode && d->objs[o].kind == PYPROF__M_CODE && !code_ok)
             return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
         *out = o;
         return 0;
@@ -718,10 +744,11 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
         if (!code_ok)
             return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
         o->kind = PYPROF__M_CODE;
-        o->building = 1;
-        if ((rc = read_code(r, self, depth)) < 0)
+        r->ncode++;
+        if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0 ||
+            (rc = read_code(r, self, depth)) < 0)
             return rc;
-        d->objs[self].building = 0;
+        r->npath--;
         return 0;
     default:
         return fail(r, PYPROF_EFORMAT, at, "unknown type code 0x%02x", byte);
@@ -753,6 +780,7 @@ pyprof__marshal_load(pyprof__marshal_doc *doc, const unsigned char *buf, size_t 
     pyprof__free(r.refs);
     pyprof__free(r.interned);
     pyprof__free(r.scratch);
+    pyprof__free(r.path);
     if (rc < 0)
         return rc;
     doc->top = top;

@@ -68,7 +68,7 @@ typedef struct pyprof__mobj {
     uint32_t memo;    /* free for the consumer (0 after a load): pstats.c caches ids here */
     uint8_t kind;     /* pyprof__mkind */
     uint8_t code;     /* the type code as read, without FLAG_REF ('z', ')', ...) */
-    uint8_t building; /* 1 while a container's children are being read */
+    uint8_t reserved; /* 0 */
     uint8_t layout;   /* CODE: which layout matched (pyprof__mcode_layout) */
 } pyprof__mobj;
 
