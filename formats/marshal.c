@@ -253,9 +253,10 @@ static void
 note_string(reader *r, unsigned char code)
 {
     pyprof__marshal_doc *d = r->doc;
-    if (d->dialect == PYPROF__MDIALECT_UNKNOWN)
-        d->dialect = (!d->flag_ref_seen && (code == 's' || code == 't')) ? PYPROF__MDIALECT_PY2
-                                                                         : PYPROF__MDIALECT_PY3;
+    if (d->dialect != PYPROF__MDIALECT_UNKNOWN || code == 'u')
+        return; /* 'u' (unicode) is written by both: it decides nothing */
+    d->dialect = (!d->flag_ref_seen && (code == 's' || code == 't')) ? PYPROF__MDIALECT_PY2
+                                                                     : PYPROF__MDIALECT_PY3;
 }
 
 static int read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok);
