@@ -21,6 +21,13 @@
  * after all entries, flagged PYPROF_FUNC_CALLER_ONLY.  A key that appears
  * twice keeps its first position and its last value, as a Python dict does.
  *
+ * Metadata, where the data gives it away (docs/formats.md 3.3): "producer"
+ * (cProfile, profile, hotshot, yappi, austin-python, profiling.sampling);
+ * "sampled" = "1" for the ("__sampled__",): True marker of Python 3.15's
+ * sampling profiler (a key that is not a function); "python" = "2" for
+ * Python 2 marshal.  yappi's swapped (ncall, nactualcall) are kept as
+ * written, since pstats prints them that way.
+ *
  * Not reproduced: the address in the repr of a code object used as a name
  * (profile module, "python -m profile -o"), which is process specific; the
  * reader writes 0x0 there.
@@ -90,7 +97,7 @@ typedef struct builder {
     uint32_t *value_of;
     size_t nvalues;
     /* what the data says about its producer */
-    bool seen_tilde, seen_int_caller, seen_tuple_caller, seen_profiler_key;
+    bool seen_tilde, seen_int_caller, seen_profiler_key;
     bool seen_builtins_key, seen_cc_gt_nc, seen_float_time, seen_nonempty_callers;
     bool sampled;
 } builder;
@@ -321,7 +328,6 @@ add_edge(builder *b, pyprof_id callee, uint32_t ki, uint32_t vi)
             (rc = time_of(b, kid(b, v, 2), "caller's total time", &c.tottime)) < 0 ||
             (rc = time_of(b, kid(b, v, 3), "caller's cumulative time", &c.cumtime)) < 0)
             return rc;
-        b->seen_tuple_caller = true;
     } else {
         return bad(b, v, "caller value is %s, not an int or a (nc, cc, tt, ct) tuple",
                    v->kind == PYPROF__M_TUPLE ? "a tuple of another size"
