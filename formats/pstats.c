@@ -87,6 +87,14 @@ pstats_probe(const unsigned char *h, size_t n, bool at_eof)
 
 /* ---- reading ------------------------------------------------------------- */
 
+/* An int to Python: bool is a subclass of int (True == 1), and both hold
+ * their value in u.i. */
+static bool
+is_int(const pyprof__mobj *o)
+{
+    return o->kind == PYPROF__M_INT || o->kind == PYPROF__M_BOOL;
+}
+
 typedef struct builder {
     pyprof_profile *p;
     pyprof_input *in;
@@ -210,7 +218,7 @@ key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
     const pyprof__mobj *no = obj(b, kid(b, key, 2));
     if (fo->kind != PYPROF__M_STR && fo->kind != PYPROF__M_BYTES)
         return bad(b, fo, "file name in a key is %s", pyprof__marshal_kind_name(fo->kind));
-    if (lo->kind != PYPROF__M_INT)
+    if (!is_int(lo))
         return bad(b, lo, "line number in a key is %s", pyprof__marshal_kind_name(lo->kind));
     pyprof_id file, name;
     int rc;
@@ -247,7 +255,7 @@ static int
 count_of(builder *b, uint32_t i, const char *what, int64_t *out)
 {
     const pyprof__mobj *o = obj(b, i);
-    if (o->kind == PYPROF__M_INT) {
+    if (is_int(o)) {
         *out = o->u.i;
         return 0;
     }
@@ -268,7 +276,7 @@ time_of(builder *b, uint32_t i, const char *what, double *out)
         b->seen_float_time = true;
         return 0;
     }
-    if (o->kind == PYPROF__M_INT) {
+    if (is_int(o)) {
         *out = (double)o->u.i;
         return 0;
     }
@@ -315,7 +323,7 @@ add_edge(builder *b, pyprof_id callee, uint32_t ki, uint32_t vi)
     const pyprof__mobj *v = obj(b, vi);
     pyprof_counts c = {0, 0, 0.0, 0.0};
     uint32_t flags = 0;
-    if (v->kind == PYPROF__M_INT || v->kind == PYPROF__M_BIGINT) {
+    if (is_int(v) || v->kind == PYPROF__M_BIGINT) {
         if ((rc = count_of(b, vi, "caller's call count", &c.ncalls)) < 0)
             return rc;
         c.primcalls = c.ncalls;

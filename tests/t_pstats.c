@@ -460,6 +460,19 @@ test_handmade(void)
         pyprof_profile_free(p);
     }
 
+    /* bools are ints to Python: ('a', True, 'f'): (True, 2, ...) */
+    static const char bools[] =
+        "{(\x03\x00\x00\x00" ZS("\x01", "a") "T" ZS("\x01", "f") "(\x05\x00\x00\x00T" I32("\x02")
+            G15 "F{00";
+    TAP_IS_INT(read_mem(&p, bools, sizeof bools - 1, &err), 0, "bool line and counts read");
+    if (p) {
+        const pyprof_func *f = pyprof_profile_func(p, 0);
+        TAP_OK(f->line == 1 && f->counts.primcalls == 1 && f->counts.ncalls == 2 &&
+                   f->counts.cumtime == 0.0,
+               "  as 1 and 0");
+        pyprof_profile_free(p);
+    }
+
     static const struct {
         const char *bytes;
         size_t n;
