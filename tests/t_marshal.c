@@ -412,6 +412,46 @@ test_code(void)
     TAP_IS_INT(load(&d, b.b, b.n, true), PYPROF_EFORMAT, "code object as a dict value refused");
     pyprof__marshal_free(&d);
 
+    /* code objects nested in each other's consts: 64 levels are read, 65
+     * are refused (they are the one part of the parse that recurses) */
+    for (int levels = 64; levels <= 65; levels++) {
+        static unsigned char deep[65 * 80 + 64];
+        size_t n = 0;
+        static const char key[] = "(\x03\x00\x00\x00z\x01"
+                                  "ai\x00\x00\x00\x00";
+        memcpy(deep, key, sizeof key - 1);
+        n = sizeof key - 1;
+        for (int l = 0; l < levels; l++) {
+            deep[n++] = 0xE3;
+            memset(deep + n, 0, 20); /* 5 longs */
+            n += 20;
+            memcpy(deep + n, "s\x00\x00\x00\x00", 5); /* code */
+            n += 5;
+            memcpy(deep + n, l + 1 < levels ? "(\x01\x00\x00\x00" : "(\x00\x00\x00\x00", 5);
+            n += 5; /* consts: the next level, or nothing */
+        }
+        /* close every level, innermost first: names, localsplusnames,
+         * localspluskinds, filename, name, qualname, line, two tables */
+        static const char tail[] = "(\x00\x00\x00\x00(\x00\x00\x00\x00s\x00\x00\x00\x00"
+                                   "z\x01"
+                                   "fz\x01"
+                                   "gz\x01"
+                                   "g\x01\x00\x00\x00"
+                                   "s\x00\x00\x00\x00s\x00\x00\x00\x00";
+        unsigned char *big = malloc(n + levels * (sizeof tail - 1));
+        memcpy(big, deep, n);
+        for (int l = 0; l < levels; l++, n += sizeof tail - 1)
+            memcpy(big + n, tail, sizeof tail - 1);
+        int rc = load(&d, big, n, true);
+        if (levels == 64)
+            TAP_OK(rc == 0 && d.end == n, "64 nested code objects are read");
+        else
+            TAP_OK(rc == PYPROF_ELIMIT && strstr(d.err_msg, "code objects nested deeper"),
+                   "65 nested code objects are refused: %s", d.err_msg);
+        pyprof__marshal_free(&d);
+        free(big);
+    }
+
     /* a code object fitting no layout */
     b.n = 0;
     put(&b,
