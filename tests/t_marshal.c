@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "marshal.h"
@@ -561,6 +562,48 @@ test_bad(void)
     free(bomb);
 }
 
+/* Nesting costs heap, not C stack: a million nested tuples, allowed by
+ * max_depth, decode in a thread with a 128 KiB stack. */
+struct deep_job {
+    const unsigned char *bytes;
+    size_t n;
+    int rc;
+};
+
+static void *
+deep_thread(void *arg)
+{
+    struct deep_job *job = arg;
+    pyprof__marshal_doc d;
+    pyprof__marshal_options o = {2000000, false};
+    job->rc = pyprof__marshal_load(&d, job->bytes, job->n, &o);
+    pyprof__marshal_free(&d);
+    return NULL;
+}
+
+static void
+test_small_stack(void)
+{
+    size_t depth = 1000000, n = 2 * depth + 1;
+    unsigned char *bomb = malloc(n);
+    for (size_t k = 0; k < depth; k++) {
+        bomb[2 * k] = ')';
+        bomb[2 * k + 1] = 1;
+    }
+    bomb[n - 1] = 'N';
+    struct deep_job job = {bomb, n, -100};
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 128 * 1024);
+    int started = pthread_create(&t, &attr, deep_thread, &job) == 0;
+    if (started)
+        pthread_join(t, NULL);
+    pthread_attr_destroy(&attr);
+    TAP_OK(started && job.rc == 0, "a million nested tuples decode on a 128 KiB thread stack");
+    free(bomb);
+}
+
 /* Every prefix of a real file is an error (not a crash), with an offset
  * inside the input; and single-byte corruptions never crash. */
 static void
@@ -622,6 +665,7 @@ main(void)
     test_refs();
     test_code();
     test_bad();
+    test_small_stack();
     test_fixture_damage("pstats/cprofile_py311.pstats");
     test_fixture_damage("pstats/profile_py311.pstats");
     test_fixture_damage("pstats/profile_py27.pstats");
