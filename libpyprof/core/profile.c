@@ -223,8 +223,7 @@ pyprof_profile_replacements(const pyprof_profile *p)
 /* ---- sources and metadata --------------------------------------------------- */
 
 int
-pyprof_profile_add_source(pyprof_profile *p, const char *name, const char *format,
-                          int64_t mtime)
+pyprof_profile_add_source(pyprof_profile *p, const char *name, const char *format, int64_t mtime)
 {
     pyprof_id n, f;
     int rc = pyprof_profile_intern_lossy(p, &n, name, strlen(name), 0);
@@ -560,6 +559,14 @@ pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, 
         *out = id;
         return 0;
     }
+    return pyprof__profile_stack_append(p, out, parent, func);
+}
+
+int
+pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func)
+{
+    uint64_t h = pyprof__hash_mix(parent, func);
+    uint32_t id;
     if ((parent != PYPROF_NONE && parent >= p->nnodes) || func >= p->nfuncs)
         return PYPROF_EINVAL;
     if (p->nnodes >= UINT32_MAX - 1)
