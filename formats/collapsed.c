@@ -192,19 +192,20 @@ is_austin_task_frame(const char *f, size_t n, size_t depth)
 }
 
 static int
-intern_text(reader *r, pyprof_id *out, const char *s, size_t n)
+intern_text(reader *r, pyprof_id *out, const char *s, size_t n, bool plain)
 {
-    if (pyprof__utf8_valid_prefix((const unsigned char *)s, n) == n && !memchr(s, 0, n))
+    if (plain || (pyprof__utf8_valid_prefix((const unsigned char *)s, n) == n && !memchr(s, 0, n)))
         return pyprof_profile_intern(r->p, out, s, n);
     return pyprof_profile_intern_lossy(r->p, out, s, n, 0);
 }
 
-/* The function for frame text f[0..n) at `depth` (0 = outermost). */
+/* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
+ * the text is known to be ASCII without NUL. */
 static int
-frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth)
+frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, bool plain)
 {
     pyprof_id sid;
-    int rc = intern_text(r, &sid, f, n);
+    int rc = intern_text(r, &sid, f, n, plain);
     if (rc < 0)
         return rc;
     if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
@@ -277,6 +278,27 @@ common_prefix(const char *a, size_t na, const char *b, size_t nb)
     return i;
 }
 
+/* True if s[0..n) is ASCII without NUL bytes (then it is valid UTF-8 as
+ * it is, and needs no per-frame check); eight bytes at a time. */
+static bool
+plain_ascii(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= (w & highs) | ((w - ones) & ~w & highs);
+    }
+    if (acc)
+        return false;
+    for (; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80 || s[i] == 0)
+            return false;
+    return true;
+}
+
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
 static int
 add_stack(reader *r, const char *s, size_t len, double w0, double w1)
@@ -310,13 +332,24 @@ add_stack(reader *r, const char *s, size_t len, double w0, double w1)
     size_t pos = k ? (size_t)r->fend[k - 1] + 1 : 0;
     if (pos > len) /* the shared frames cover the whole stack */
         pos = len;
+    bool plain = plain_ascii(s + pos, len - pos);
+    /* once a frame is new to the tree, so are all frames under it: those
+     * are appended without a lookup (most of the work on big files) */
+    bool fresh = false;
     while (pos < len) {
         const char *semi = memchr(s + pos, ';', len - pos);
         size_t fe = semi ? (size_t)(semi - s) : len;
         pyprof_id func, node;
-        if ((rc = frame_func(r, &func, s + pos, fe - pos, r->nframes)) < 0)
+        if ((rc = frame_func(r, &func, s + pos, fe - pos, r->nframes, plain)) < 0)
             return rc;
-        if ((rc = pyprof_profile_stack_child(r->p, &node, parent, func)) < 0)
+        if (fresh) {
+            rc = pyprof__profile_stack_append(r->p, &node, parent, func);
+        } else {
+            size_t before = pyprof_profile_stack_count(r->p);
+            rc = pyprof_profile_stack_child(r->p, &node, parent, func);
+            fresh = pyprof_profile_stack_count(r->p) > before;
+        }
+        if (rc < 0)
             return rc;
         if (r->nframes >= r->frames_cap) {
             size_t c1 = r->frames_cap, c2 = r->frames_cap;

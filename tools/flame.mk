@@ -21,3 +21,12 @@ dist_man1_MANS += tools/pyprof-flame.1
 TESTS += tests/flame_corpus.sh
 EXTRA_DIST += tests/flame_corpus.sh tests/flame_corpus.py tests/flame_frames.py
 CLEANFILES += flame-corpus-out/*
+
+check_PROGRAMS += tests/t_collapsed tests/t_flame
+TESTS += tests/t_collapsed tests/t_flame
+tests_t_collapsed_SOURCES = tests/t_collapsed.c tests/tap.h
+tests_t_collapsed_CPPFLAGS = $(TEST_CPPFLAGS) $(ZSTD_CFLAGS)
+tests_t_collapsed_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
+tests_t_flame_SOURCES = tests/t_flame.c tests/tap.h
+tests_t_flame_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_t_flame_LDADD = $(TEST_LIBS)
