@@ -236,7 +236,7 @@ pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error *er
 }
 
 int
-pyprof_render_flame(const pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
+pyprof_render_flame(pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
                     pyprof_output *o, pyprof_error *err)
 {
     if (type && strcmp(type, "svg") != 0 && strcmp(type, "png") != 0)

@@ -23,19 +23,10 @@
 
 #include "flame_int.h"
 
-typedef struct tnode {
-    uint32_t label;  /* string id in f->strs */
-    pyprof_id func;  /* profile function (PYPROF_NONE for the root) */
-    uint32_t first;  /* first child, 0 = none (0 is the root, never a child) */
-    uint32_t next;   /* next sibling */
-    uint32_t last;   /* last child, while building */
-    bool has_self;   /* some line ends here */
-    bool zero_below; /* a zero-count line ends somewhere below (see walk_lines) */
-    double self_w;   /* width weight of lines ending here */
-    double self_b;   /* "before" weight (differential) */
-    double total_w;  /* subtree width */
-} tnode;
-
+/* The walk reads the profile's own stack tree: local node 0 is the root
+ * ("all"), local node k > 0 is profile node k - 1.  Per node it keeps only
+ * the subtree width and one flag, so a tree of ten million nodes costs
+ * 9 bytes a node here. */
 typedef struct item {
     uint32_t node;
     uint32_t is_sub;    /* 0: the node's own line, 1: its subtree */
@@ -56,8 +47,13 @@ typedef struct open_frame {
 
 typedef struct walk {
     pyprof_flame *f;
-    tnode *t;
-    size_t nt, t_cap;
+    pyprof_profile *p;
+    const uint32_t *lab; /* label of each function */
+    unsigned metric;     /* the metric that gives widths */
+    uint32_t root_label;
+    size_t nt;           /* local nodes: profile nodes + the root */
+    double *total_w;     /* subtree width */
+    uint8_t *zero_below; /* a zero-count line ends somewhere below (see walk_lines) */
     item *items;
     size_t nitems, items_cap;
     char *keys;
@@ -79,10 +75,6 @@ typedef struct walk {
         size_t frame; /* index in f->frames, or SIZE_MAX if it was too narrow */
     } * closed;
     size_t nclosed, closed_cap;
-    /* reverse mode: (parent, label) -> child */
-    uint64_t *hkeys;
-    uint32_t *hvals;
-    size_t hmask, hused;
 } walk;
 
 /* ---- strings -------------------------------------------------------------------------------- */
@@ -138,144 +130,123 @@ out:
 
 /* ---- the tree ------------------------------------------------------------------------------ */
 
+static const pyprof_stack_node *
+pnode(const walk *w, uint32_t k)
+{
+    return pyprof_profile_stack_node(w->p, k - 1);
+}
+
+static uint32_t
+node_label(const walk *w, uint32_t k)
+{
+    return k ? w->lab[pnode(w, k)->func] : w->root_label;
+}
+
+static pyprof_id
+node_func(const walk *w, uint32_t k)
+{
+    return k ? pnode(w, k)->func : PYPROF_NONE;
+}
+
+static double
+self_w(const walk *w, uint32_t k)
+{
+    return k ? pnode(w, k)->self[w->metric] : 0;
+}
+
+static double
+self_b(const walk *w, uint32_t k)
+{
+    return k ? pnode(w, k)->self[0] : 0;
+}
+
+static bool
+has_self(const walk *w, uint32_t k)
+{
+    return k && (pnode(w, k)->self[0] != 0 || pnode(w, k)->self[w->metric] != 0);
+}
+
+/* Children of local node k, as profile ids (local id = profile id + 1). */
 static int
-tree_add(walk *w, uint32_t parent, uint32_t label, pyprof_id func, uint32_t *out)
+children(walk *w, uint32_t k, const pyprof_id **ids, size_t *n)
 {
-    if (PYPROF_GROW(w->t, w->t_cap, w->nt + 1) < 0)
-        return PYPROF_ENOMEM;
-    uint32_t id = (uint32_t)w->nt++;
-    w->t[id] = (tnode){.label = label, .func = func};
-    if (w->t[parent].first == 0)
-        w->t[parent].first = id;
-    else
-        w->t[w->t[parent].last].next = id;
-    w->t[parent].last = id;
-    *out = id;
-    return 0;
+    return pyprof_profile_stack_children(w->p, k ? k - 1 : PYPROF_NONE, ids, n);
 }
 
-static uint64_t
-hkey(uint32_t parent, uint32_t label)
-{
-    return ((uint64_t)parent << 32) | label;
-}
-
-/* Find or create the child of `parent` labelled `label` (reverse mode). */
+/* Subtree widths and zero-count flags, bottom-up: a node's id is always
+ * greater than its parent's. */
 static int
-tree_child(walk *w, uint32_t parent, uint32_t label, pyprof_id func, uint32_t *out)
-{
-    if ((w->hused + 1) * 2 > (w->hkeys ? w->hmask + 1 : 0)) {
-        size_t ncap = w->hkeys ? (w->hmask + 1) * 2 : 1024;
-        uint64_t *nk = pyprof__calloc(ncap, sizeof(*nk));
-        uint32_t *nv = pyprof__calloc(ncap, sizeof(*nv));
-        if (!nk || !nv) {
-            pyprof__free(nk);
-            pyprof__free(nv);
-            return PYPROF_ENOMEM;
-        }
-        for (size_t i = 0; w->hkeys && i <= w->hmask; i++) {
-            if (!w->hvals[i])
-                continue;
-            size_t j = pyprof__hash_mix(w->hkeys[i], 0) & (ncap - 1);
-            while (nv[j])
-                j = (j + 1) & (ncap - 1);
-            nk[j] = w->hkeys[i];
-            nv[j] = w->hvals[i];
-        }
-        pyprof__free(w->hkeys);
-        pyprof__free(w->hvals);
-        w->hkeys = nk;
-        w->hvals = nv;
-        w->hmask = ncap - 1;
-    }
-    uint64_t k = hkey(parent, label);
-    size_t j = pyprof__hash_mix(k, 0) & w->hmask;
-    while (w->hvals[j]) {
-        if (w->hkeys[j] == k) {
-            *out = w->hvals[j];
-            return 0;
-        }
-        j = (j + 1) & w->hmask;
-    }
-    int rc = tree_add(w, parent, label, func, out);
-    if (rc < 0)
-        return rc;
-    w->hkeys[j] = k;
-    w->hvals[j] = *out;
-    w->hused++;
-    return 0;
-}
-
-static int
-build_tree(walk *w, const pyprof_profile *p, const uint32_t *lab, unsigned metric)
-{
-    int rc;
-    size_t n = pyprof_profile_stack_count(p);
-    uint32_t root_label;
-    if ((rc = intern(w->f, &root_label, "", 0)) < 0)
-        return rc;
-    uint32_t root;
-    w->nt = 0;
-    if (PYPROF_GROW(w->t, w->t_cap, n + 1) < 0)
-        return PYPROF_ENOMEM;
-    w->t[0] = (tnode){.label = root_label, .func = PYPROF_NONE};
-    w->nt = 1;
-    root = 0;
-    if (!w->f->o.reverse) {
-        for (size_t i = 0; i < n; i++) {
-            const pyprof_stack_node *s = pyprof_profile_stack_node(p, (pyprof_id)i);
-            uint32_t parent = s->parent == PYPROF_NONE ? root : s->parent + 1, id;
-            if ((rc = tree_add(w, parent, lab[s->func], s->func, &id)) < 0)
-                return rc;
-            w->t[id].self_w = s->self[metric];
-            w->t[id].self_b = s->self[0];
-            w->t[id].has_self = s->self[0] != 0 || s->self[metric] != 0;
-        }
-    } else {
-        pyprof_id *chain = NULL;
-        size_t chain_cap = 0;
-        for (size_t i = 0; i < n; i++) {
-            const pyprof_stack_node *s = pyprof_profile_stack_node(p, (pyprof_id)i);
-            if (s->self[0] == 0 && s->self[metric] == 0)
-                continue;
-            size_t len = 0;
-            for (pyprof_id q = (pyprof_id)i; q != PYPROF_NONE;
-                 q = pyprof_profile_stack_node(p, q)->parent) {
-                if (PYPROF_GROW(chain, chain_cap, len + 1) < 0) {
-                    pyprof__free(chain);
-                    return PYPROF_ENOMEM;
-                }
-                chain[len++] = pyprof_profile_stack_node(p, q)->func;
-            }
-            uint32_t at = root;
-            for (size_t k = 0; k < len; k++) /* leaf first */
-                if ((rc = tree_child(w, at, lab[chain[k]], chain[k], &at)) < 0) {
-                    pyprof__free(chain);
-                    return rc;
-                }
-            w->t[at].self_w += s->self[metric];
-            w->t[at].self_b += s->self[0];
-            w->t[at].has_self = true;
-        }
-        pyprof__free(chain);
-    }
-    /* own weights; sum_totals adds the children (negative weights draw nothing) */
-    for (size_t i = 0; i < w->nt; i++)
-        w->t[i].total_w = w->t[i].self_w > 0 ? w->t[i].self_w : 0;
-    return 0;
-}
-
-/* Totals bottom-up through the child lists (children have larger ids). */
-static void
 sum_totals(walk *w)
 {
-    for (size_t i = w->nt; i-- > 0;)
-        for (uint32_t c = w->t[i].first; c; c = w->t[c].next) {
-            const tnode *k = &w->t[c];
-            w->t[i].total_w += k->total_w;
-            if (k->zero_below || (k->has_self && !(k->self_w > 0)))
-                w->t[i].zero_below = true;
+    w->nt = pyprof_profile_stack_count(w->p) + 1;
+    w->total_w = pyprof__calloc(w->nt, sizeof(*w->total_w));
+    w->zero_below = pyprof__calloc(w->nt, 1);
+    if (!w->total_w || !w->zero_below)
+        return PYPROF_ENOMEM;
+    for (size_t k = w->nt; k-- > 1;) {
+        const pyprof_stack_node *s = pnode(w, (uint32_t)k);
+        double own = s->self[w->metric] > 0 ? s->self[w->metric] : 0; /* negatives draw nothing */
+        w->total_w[k] += own;
+        uint32_t parent = s->parent == PYPROF_NONE ? 0 : s->parent + 1;
+        w->total_w[parent] += w->total_w[k];
+        if (w->zero_below[k] || (has_self(w, (uint32_t)k) && !(s->self[w->metric] > 0)))
+            w->zero_below[parent] = 1;
+    }
+    return 0;
+}
+
+/* --reverse: a profile of the same functions whose stacks run leaf first. */
+static int
+reversed(const pyprof_profile *p, pyprof_profile **out)
+{
+    int rc;
+    pyprof_profile *r = NULL;
+    pyprof_id *chain = NULL;
+    size_t chain_cap = 0;
+    PYPROF_TRY(pyprof_profile_new(&r));
+    for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
+        const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
+        pyprof_id file, name, id;
+        const char *fs = pyprof_profile_string(p, f->file), *ns = pyprof_profile_string(p, f->name);
+        PYPROF_TRY(pyprof_profile_intern(r, &file, fs, strlen(fs)));
+        PYPROF_TRY(pyprof_profile_intern(r, &name, ns, strlen(ns)));
+        /* a fresh profile numbers the (distinct) functions alike */
+        PYPROF_TRY(pyprof_profile_func_intern(r, &id, file, f->line, name, f->flags, NULL));
+    }
+    for (size_t i = 0; i < pyprof_profile_meta_count(p); i++) {
+        const char *k, *v;
+        pyprof_profile_meta_at(p, i, &k, &v);
+        PYPROF_TRY(pyprof_profile_meta_set(r, k, v));
+    }
+    pyprof_profile_set_stack_metrics(r, pyprof_profile_stack_metrics(p));
+    for (size_t i = 0; i < pyprof_profile_stack_count(p); i++) {
+        const pyprof_stack_node *s = pyprof_profile_stack_node(p, (pyprof_id)i);
+        if (s->self[0] == 0 && s->self[1] == 0)
+            continue;
+        size_t len = 0;
+        for (pyprof_id q = (pyprof_id)i; q != PYPROF_NONE;
+             q = pyprof_profile_stack_node(p, q)->parent) {
+            if (PYPROF_GROW(chain, chain_cap, len + 1) < 0) {
+                rc = PYPROF_ENOMEM;
+                goto out;
+            }
+            chain[len++] = pyprof_profile_stack_node(p, q)->func;
         }
+        pyprof_id at = PYPROF_NONE;
+        for (size_t k = 0; k < len; k++) /* leaf first */
+            PYPROF_TRY(pyprof_profile_stack_child(r, &at, at, chain[k]));
+        pyprof_stack_node *d = pyprof_profile_stack_node_mut(r, at);
+        d->self[0] += s->self[0];
+        d->self[1] += s->self[1];
+    }
+out:
+    pyprof__free(chain);
+    if (rc < 0) {
+        pyprof_profile_free(r);
+        r = NULL;
+    }
+    *out = r;
+    return rc;
 }
 
 /* ---- walking lines in flamegraph.pl's order -------------------------------------------------- */
@@ -388,19 +359,30 @@ push_level(walk *w, uint32_t node)
         return PYPROF_ENOMEM;
     level *L = &w->lv[w->nlv++];
     *L = (level){.node = node, .items = w->nitems, .keys = w->nkeys};
-    for (uint32_t c = w->t[node].first; c; c = w->t[c].next) {
-        const tnode *t = &w->t[c];
-        const char *name = str(f, t->label);
-        size_t nl = pyprof_profile_string_len(f->strs, t->label);
+    const pyprof_id *kids;
+    size_t nkids;
+    int rc = children(w, node, &kids, &nkids);
+    if (rc < 0)
+        return rc;
+    for (size_t ci = 0; ci < nkids; ci++) {
+        uint32_t c = kids[ci] + 1;
+        uint32_t label = node_label(w, c);
+        const char *name = str(f, label);
+        size_t nl = pyprof_profile_string_len(f->strs, label);
+        double sw = self_w(w, c);
+        const pyprof_id *gk;
+        size_t ngk;
+        if ((rc = children(w, c, &gk, &ngk)) < 0)
+            return rc;
         for (int sub = 0; sub < 2; sub++) {
-            if (sub ? !t->first : !t->has_self)
+            if (sub ? ngk == 0 : !has_self(w, c))
                 continue;
             char num[80] = "";
             if (!sub && !f->o.flamechart) {
                 char a[40], b[40];
-                count_str(b, sizeof b, t->self_w);
+                count_str(b, sizeof b, sw);
                 if (f->differential) {
-                    count_str(a, sizeof a, t->self_b);
+                    count_str(a, sizeof a, self_b(w, c));
                     snprintf(num, sizeof num, "%s %s", a, b);
                 } else {
                     snprintf(num, sizeof num, "%s", b);
@@ -444,26 +426,25 @@ walk_lines(walk *w)
             continue;
         }
         item it = w->items[L->items + L->next++];
-        const tnode *t = &w->t[it.node];
+        uint32_t c = it.node;
         size_t depth = w->nlv; /* the item's frame depth: level 0 is the root */
-        if (PYPROF_GROW(w->path, w->path_cap, depth + 1) < 0)
-            return PYPROF_ENOMEM;
-        if (PYPROF_GROW(w->path_func, w->path_func_cap, depth + 1) < 0)
+        if (PYPROF_GROW(w->path, w->path_cap, depth + 1) < 0 ||
+            PYPROF_GROW(w->path_func, w->path_func_cap, depth + 1) < 0)
             return PYPROF_ENOMEM;
         for (size_t d = 1; d < depth; d++) {
-            w->path[d] = w->t[w->lv[d].node].label;
-            w->path_func[d] = w->t[w->lv[d].node].func;
+            w->path[d] = node_label(w, w->lv[d].node);
+            w->path_func[d] = node_func(w, w->lv[d].node);
         }
-        w->path[depth] = t->label;
-        w->path_func[depth] = t->func;
+        w->path[depth] = node_label(w, c);
+        w->path_func[depth] = node_func(w, c);
+        double sw = self_w(w, c), own = sw > 0 ? sw : 0;
         if (!it.is_sub) {
-            double w1 = t->self_w > 0 ? t->self_w : 0;
-            if ((rc = emit_line(w, depth, w1, t->self_w - t->self_b, f->differential)) < 0)
+            if ((rc = emit_line(w, depth, own, sw - self_b(w, c), f->differential)) < 0)
                 return rc;
             continue;
         }
-        double own = t->self_w > 0 ? t->self_w : 0, below = t->total_w - own;
-        if (below < w->min_units && !t->zero_below) {
+        double below = w->total_w[c] - own;
+        if (below < w->min_units && !w->zero_below[c]) {
             /* nothing under here is wide enough to draw: one line stands for
              * the subtree, keeping the frames above it open as it would.
              * (Not when zero-count lines are inside: their frames open and
@@ -472,7 +453,7 @@ walk_lines(walk *w)
                 return rc;
             continue;
         }
-        if ((rc = push_level(w, it.node)) < 0)
+        if ((rc = push_level(w, c)) < 0)
             return rc;
     }
     /* close everything */
@@ -606,12 +587,13 @@ setup(pyprof_flame *f, const pyprof_profile *p, const pyprof_flame_options *opts
 /* ---- public -------------------------------------------------------------------------------- */
 
 int
-pyprof_flame_layout(pyprof_flame **out, const pyprof_profile *p, const pyprof_flame_options *opts,
+pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_options *opts,
                     pyprof_error *err)
 {
     int rc;
     walk w = {0};
     uint32_t *lab = NULL;
+    pyprof_profile *rev = NULL;
     *out = NULL;
     if (!(pyprof_profile_caps(p) & PYPROF_CAP_STACKS) &&
         !pyprof_profile_meta_get(p, "stack_root_weight"))
@@ -626,27 +608,33 @@ pyprof_flame_layout(pyprof_flame **out, const pyprof_profile *p, const pyprof_fl
         goto out;
     if ((rc = setup(f, p, opts)) < 0)
         goto out;
-    if ((rc = func_labels(f, p, &lab)) < 0)
+    if (f->o.reverse) {
+        if ((rc = reversed(p, &rev)) < 0)
+            goto out;
+        p = rev;
+    }
+    w.p = p;
+    if ((rc = func_labels(f, p, &lab)) < 0 || (rc = intern(f, &w.root_label, "", 0)) < 0)
         goto out;
-    unsigned metric = f->differential ? 1 : 0;
-    if ((rc = build_tree(&w, p, lab, metric)) < 0)
+    w.lab = lab;
+    w.metric = f->differential ? 1 : 0;
+    if ((rc = sum_totals(&w)) < 0)
         goto out;
-    sum_totals(&w);
 
     const char *rw = pyprof_profile_meta_get(p, "stack_root_weight");
     double root_weight = rw ? pyprof__strtod_c(rw, NULL) : 0;
     if (!(root_weight > 0))
         root_weight = 0;
-    double sum = root_weight + w.t[0].total_w;
+    double sum = root_weight + w.total_w[0];
     f->total = f->o.total > sum ? f->o.total : sum;
     if (!(f->total > 0)) {
         rc = pyprof_error_set(err, PYPROF_EFORMAT, NULL, "flame", -1, 0, "no samples to draw");
         goto out;
     }
     f->maxdelta = 1;
-    for (size_t i = 1; i < w.nt; i++)
-        if (w.t[i].has_self && fabs(w.t[i].self_w - w.t[i].self_b) > f->maxdelta)
-            f->maxdelta = fabs(w.t[i].self_w - w.t[i].self_b);
+    for (uint32_t k = 1; k < w.nt; k++)
+        if (has_self(&w, k) && fabs(self_w(&w, k) - self_b(&w, k)) > f->maxdelta)
+            f->maxdelta = fabs(self_w(&w, k) - self_b(&w, k));
     double ppu = (f->o.width - 2 * FLAME_XPAD) / f->total;
     w.min_units = f->o.minwidth_percent ? f->total * f->o.minwidth / 100 : f->o.minwidth / ppu;
     w.time = root_weight; /* empty stacks sort first */
@@ -654,8 +642,7 @@ pyprof_flame_layout(pyprof_flame **out, const pyprof_profile *p, const pyprof_fl
     if ((rc = walk_lines(&w)) < 0)
         goto out;
     /* the root spans the total */
-    uint32_t root_label = w.t[0].label;
-    if ((rc = put_frame(&w, root_label, PYPROF_NONE, 0, 0, f->total, 0, false)) < 0)
+    if ((rc = put_frame(&w, w.root_label, PYPROF_NONE, 0, 0, f->total, 0, false)) < 0)
         goto out;
     size_t kept = 0;
     for (size_t i = 0; i < f->nframes; i++) {
@@ -671,16 +658,16 @@ pyprof_flame_layout(pyprof_flame **out, const pyprof_profile *p, const pyprof_fl
     rc = pyprof__flame_colour(f, err);
 out:
     pyprof__free(lab);
-    pyprof__free(w.t);
+    pyprof__free(w.total_w);
+    pyprof__free(w.zero_below);
     pyprof__free(w.items);
     pyprof__free(w.keys);
     pyprof__free(w.lv);
     pyprof__free(w.open);
     pyprof__free(w.path);
     pyprof__free(w.path_func);
-    pyprof__free(w.hkeys);
-    pyprof__free(w.hvals);
     pyprof__free(w.closed);
+    pyprof_profile_free(rev);
     if (rc < 0) {
         if (err && err->code == 0)
             pyprof_error_set(err, rc, NULL, "flame", -1, 0, "flame graph layout failed: %s",

@@ -82,10 +82,12 @@ typedef struct pyprof_flame pyprof_flame;
 /**
  * Lay out the flame graph of `p` (which must have stacks: PYPROF_ECAPS
  * otherwise; see pyprof_profile_estimate_stacks).  `opts` may be NULL.
- * No valid samples (total 0) is PYPROF_EFORMAT "no samples".
+ * No valid samples (total 0) is PYPROF_EFORMAT "no samples".  The profile
+ * is not changed, but its lazily built index of stack children may be
+ * (hence not const); the layout reads the stack tree in place.
  */
-int pyprof_flame_layout(pyprof_flame **out, const pyprof_profile *p,
-                        const pyprof_flame_options *opts, pyprof_error *err);
+int pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_options *opts,
+                        pyprof_error *err);
 
 /** Free a layout; NULL is allowed. */
 void pyprof_flame_free(pyprof_flame *f);
@@ -111,7 +113,7 @@ int pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error
 /**
  * Lay out and write in one call; `type` is "svg" or "png" (NULL: "svg").
  */
-int pyprof_render_flame(const pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
+int pyprof_render_flame(pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
                         pyprof_output *o, pyprof_error *err);
 
 /**
