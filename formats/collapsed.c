@@ -23,10 +23,12 @@
  * BEFORE count of a differential line), node->self[1] the AFTER count (the
  * same count for ordinary lines; austin's memory delta in "full" mode).
  * Metadata "stack_metrics" says what two metrics mean ("before,after" or
- * "time,memory").  The reader then derives the call graph itself
- * (pyprof_profile_derive_callgraph), so every consumer - pyprof-stats,
- * pyprof-dot, pyprof-flame - gets functions and edges without knowing
- * where they came from.
+ * "time,memory").  Functions keep zero counters: the call graph implied by
+ * the stacks is derived by the consumer that wants one
+ * (pyprof_profile_derive_callgraph; pyprof-stats, pyprof-dot and
+ * pyprof-convert do when a profile has stacks but no edges).  Deriving adds
+ * to the counters, so exactly one party may do it, and a flame graph, which
+ * needs only the stacks, should not pay for it on a 1 GB file.
  *
  * Speed and memory: lines are never kept.  Sorted folded files (all of
  * stackcollapse's output) repeat long prefixes, so the reader keeps the
@@ -753,12 +755,9 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
 
     if ((rc = read_lines(&r)) < 0)
         goto out;
-    if ((rc = finish(&r)) < 0) {
+    if ((rc = finish(&r)) < 0)
         pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",
                            pyprof_status_string(rc));
-        goto out;
-    }
-    rc = pyprof_profile_derive_callgraph(p, err);
 out:
     pyprof_input_close(u16);
     pyprof__free(u16buf);

@@ -103,7 +103,11 @@ test_grammar(void)
 {
     pyprof_profile *p = read_str(simple);
     check_simple(p, "plain");
-    /* derived call graph */
+    /* the reader leaves the call graph to its consumers */
+    TAP_OK(!(pyprof_profile_caps(p) & PYPROF_CAP_EDGES) &&
+               pyprof_profile_func(p, func_named(p, "a"))->counts.cumtime == 0,
+           "no call graph until derived");
+    TAP_OK(pyprof_profile_derive_callgraph(p, NULL) == 0, "derive the call graph");
     pyprof_id a = func_named(p, "a"), b = func_named(p, "b");
     TAP_IS_DBL(pyprof_profile_func(p, a)->counts.cumtime, 14, 0, "derived: a total 14");
     TAP_IS_DBL(pyprof_profile_func(p, b)->counts.tottime, 5, 0, "derived: b self 5");
@@ -115,6 +119,7 @@ test_grammar(void)
 
     /* recursion counts once per sample */
     p = read_str("a;b;a;b 3\na 1\n");
+    pyprof_profile_derive_callgraph(p, NULL);
     a = func_named(p, "a");
     b = func_named(p, "b");
     TAP_IS_DBL(pyprof_profile_func(p, a)->counts.cumtime, 4, 0, "recursion: a total 4, not 7");
