@@ -29,6 +29,7 @@ pyprof_profile_estimate_stacks(pyprof_profile *p, unsigned max_depth, pyprof_err
     est_frame *st = NULL;
     size_t st_cap = 0;
     uint8_t *on_path = NULL;
+    double *root = NULL;
     if (pyprof_profile_stack_count(p) > 0)
         return 0;
     if (!max_depth)
@@ -40,37 +41,46 @@ pyprof_profile_estimate_stacks(pyprof_profile *p, unsigned max_depth, pyprof_err
     on_path = pyprof__calloc(nf, 1);
     if (!on_path)
         return pyprof_error_set(err, PYPROF_ENOMEM, NULL, "flame", -1, 0, "out of memory");
-    /* total: the roots' cumulative times (functions nobody else calls) */
+    /* Roots: the part of each function's cumulative time that no caller
+     * accounts for.  "Nobody calls it" is not enough: cProfile records the
+     * outermost exec() without a caller but with callers from recursive
+     * imports.  A function's root share is its cumulative time minus its
+     * callers' edges (recursion excluded); shares under 0.1% are rounding. */
+    root = pyprof__calloc(nf, sizeof(*root));
+    if (!root) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
     double total = 0;
     for (size_t i = 0; i < nf; i++) {
         const pyprof_id *in;
-        size_t nin, real = 0;
+        size_t nin;
+        double called = 0;
         PYPROF_TRY(pyprof_profile_callers(p, (pyprof_id)i, &in, &nin));
-        for (size_t k = 0; k < nin; k++)
-            real += pyprof_profile_edge(p, in[k])->caller != (pyprof_id)i;
-        if (real == 0)
-            total += pyprof_profile_func(p, (pyprof_id)i)->counts.cumtime;
+        for (size_t k = 0; k < nin; k++) {
+            const pyprof_edge *e = pyprof_profile_edge(p, in[k]);
+            if (e->caller != (pyprof_id)i)
+                called += e->counts.cumtime;
+        }
+        double cum = pyprof_profile_func(p, (pyprof_id)i)->counts.cumtime;
+        if (cum > 0 && cum - called > 1e-3 * cum) {
+            root[i] = cum - called;
+            total += root[i];
+        }
     }
     double min_w = total * ESTIMATE_MIN_SHARE;
     for (size_t r = 0; r < nf; r++) {
-        const pyprof_id *in;
-        size_t nin, real = 0;
-        PYPROF_TRY(pyprof_profile_callers(p, (pyprof_id)r, &in, &nin));
-        for (size_t k = 0; k < nin; k++)
-            real += pyprof_profile_edge(p, in[k])->caller != (pyprof_id)r;
-        const pyprof_func *rf = pyprof_profile_func(p, (pyprof_id)r);
-        if (real || !(rf->counts.cumtime > 0))
+        if (!(root[r] > 0))
             continue;
         size_t depth = 0;
         if (PYPROF_GROW(st, st_cap, 1) < 0) {
             rc = PYPROF_ENOMEM;
             goto out;
         }
-        st[0] = (est_frame){.func = (pyprof_id)r, .weight = rf->counts.cumtime};
+        st[0] = (est_frame){.func = (pyprof_id)r, .weight = root[r]};
         PYPROF_TRY(pyprof_profile_stack_child(p, &st[0].node, PYPROF_NONE, (pyprof_id)r));
         on_path[r] = 1;
         depth = 1;
-        /* self time of the root, scaled to this path */
         while (depth > 0) {
             est_frame *t = &st[depth - 1];
             const pyprof_func *f = pyprof_profile_func(p, t->func);
@@ -123,6 +133,7 @@ out:
                          pyprof_status_string(rc));
     pyprof__free(st);
     pyprof__free(on_path);
+    pyprof__free(root);
     return rc;
 }
 

@@ -125,10 +125,10 @@ size_t pyprof_flame_frame_label(const pyprof_profile *p, pyprof_id func, char *b
 
 /**
  * Give a profile that has a call graph but no stacks (pstats) an estimated
- * stack tree: from each root function (no callers), descend into callees
- * splitting each function's cumulative time among its callers in proportion
- * to the edge's cumulative time, as caller-ratio estimators (flameprof,
- * gprof2dot) do.  Recursion is cut at the first repeat of a function on the
+ * stack tree: from each root (a function's cumulative time that its
+ * callers' edges do not account for), descend into callees, splitting each
+ * function's time among its callees in proportion to the edges' cumulative
+ * times, as caller-ratio estimators (flameprof, gprof2dot) do.  Recursion is cut at the first repeat of a function on the
  * path, and paths deeper than `max_depth` (0: 256) are cut there.  Sets
  * metadata "stacks_estimated" = "1".  Does nothing if `p` has stacks.
  */
