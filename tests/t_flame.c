@@ -216,12 +216,24 @@ test_differential(void)
     pyprof_flame_free(f);
 
     /* --diff: the difference of two profiles, as difffolded.pl */
-    pyprof_profile *x = folded("a;b 1\na;c 4\n"), *y = folded("a;b 3\na;c 2\na;new 2\n"), *d2;
+    pyprof_profile *x = folded("a;b 1\na;c 4\na;gone 3\n"), *y = folded("a;b 3\na;c 2\na;new 2\n"),
+                   *d2;
     TAP_OK(pyprof_profile_diff_stacks(&d2, x, y, 0, NULL) == 0, "diff_stacks");
     pyprof_flame_layout(&f, d2, NULL, NULL);
     const pyprof_flame_frame *nw = frame(f, "new", 2, 0);
-    TAP_OK(nw && nw->r == 255 && nw->g == 0, "a frame new in AFTER is red");
-    TAP_OK(frame(f, "b", 2, 0) && frame(f, "b", 2, 0)->g == 0, "b grew 1 -> 3: red");
+    TAP_OK(nw && nw->r == 255 && nw->g == 70 && nw->b == 70,
+           "a frame new in AFTER is red (+2 of at most 3)");
+    TAP_OK(frame(f, "b", 2, 0) && frame(f, "b", 2, 0)->g == 70, "b grew 1 -> 3: red");
+    TAP_OK(!frame(f, "gone", 2, 0), "a vanished frame has no width in AFTER");
+    pyprof_flame_free(f);
+    o = (pyprof_flame_options)PYPROF_FLAME_OPTIONS_INIT;
+    o.diff_vanished = 1;
+    pyprof_flame_layout(&f, d2, &o, NULL);
+    const pyprof_flame_frame *gone = frame(f, "gone", 2, 0);
+    TAP_OK(gone && gone->end - gone->start == 3 && gone->r == 0 && gone->b == 255,
+           "diff_vanished: the vanished frame is drawn, blue, 3 wide");
+    TAP_OK(frame(f, "c", 2, 0) && frame(f, "c", 2, 0)->end - frame(f, "c", 2, 0)->start == 4,
+           "diff_vanished: c keeps its larger BEFORE width");
     pyprof_flame_free(f);
     pyprof_profile_free(d2);
     TAP_OK(pyprof_profile_diff_stacks(&d2, x, y, 1, NULL) == 0, "diff_stacks normalized");
@@ -230,8 +242,8 @@ test_differential(void)
         if (pyprof_profile_stack_node(d2, (pyprof_id)i)->parent != PYPROF_NONE &&
             pyprof_profile_stack_node(d2, (pyprof_id)i)->self[0] > 0)
             a2 = (pyprof_id)i; /* last: a;c */
-    TAP_IS_DBL(a2 == PYPROF_NONE ? -1 : pyprof_profile_stack_node(d2, a2)->self[0], 5, 0,
-               "-n: before scaled by 7/5 and truncated: int(4 * 1.4) = 5");
+    TAP_IS_DBL(a2 == PYPROF_NONE ? -1 : pyprof_profile_stack_node(d2, a2)->self[0], 2, 0,
+               "-n: before scaled by 7/8 and truncated: int(3 * 0.875) = 2");
     pyprof_profile_free(d2);
     pyprof_profile_free(x);
     pyprof_profile_free(y);

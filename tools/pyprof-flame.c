@@ -38,6 +38,7 @@ enum {
     OPT_NOTES,
     OPT_DIFF,
     OPT_NORMALIZE,
+    OPT_VANISHED,
     OPT_VERSION
 };
 
@@ -66,6 +67,7 @@ static const struct option long_opts[] = {{"title", required_argument, NULL, OPT
                                           {"notes", required_argument, NULL, OPT_NOTES},
                                           {"diff", no_argument, NULL, OPT_DIFF},
                                           {"normalize", no_argument, NULL, OPT_NORMALIZE},
+                                          {"vanished", no_argument, NULL, OPT_VANISHED},
                                           {"format", required_argument, NULL, 'f'},
                                           {"output", required_argument, NULL, 'o'},
                                           {"type", required_argument, NULL, 'T'},
@@ -109,6 +111,8 @@ usage(void)
            "      --notes TEXT     notes for the SVG\n"
            "      --diff           differential graph of two inputs: BEFORE AFTER\n"
            "      --normalize      with --diff, scale BEFORE to AFTER's total\n"
+           "      --vanished       differential: also draw frames that shrank or vanished\n"
+           "                       (widths max(BEFORE, AFTER) instead of AFTER)\n"
            "  -h, --help           this help\n"
            "      --version        versions and built features\n"
            "\n"
@@ -256,6 +260,9 @@ main(int argc, char **argv)
             break;
         case OPT_NORMALIZE:
             normalize = true;
+            break;
+        case OPT_VANISHED:
+            fo.diff_vanished = 1;
             break;
         case 'f':
             if (!pyprof_format_canonical(optarg))

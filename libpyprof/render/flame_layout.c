@@ -50,6 +50,7 @@ typedef struct walk {
     pyprof_profile *p;
     const uint32_t *lab; /* label of each function */
     unsigned metric;     /* the metric that gives widths */
+    bool vanished;       /* differential: widths max(before, after) */
     uint32_t root_label;
     size_t nt;           /* local nodes: profile nodes + the root */
     double *total_w;     /* subtree width */
@@ -151,13 +152,25 @@ node_func(const walk *w, uint32_t k)
 static double
 self_w(const walk *w, uint32_t k)
 {
-    return k ? pnode(w, k)->self[w->metric] : 0;
+    if (!k)
+        return 0;
+    const pyprof_stack_node *s = pnode(w, k);
+    if (w->vanished && s->self[0] > s->self[1])
+        return s->self[0]; /* a stack that shrank or vanished keeps its old width */
+    return s->self[w->metric];
 }
 
 static double
 self_b(const walk *w, uint32_t k)
 {
     return k ? pnode(w, k)->self[0] : 0;
+}
+
+/* after - before: the change a differential frame is coloured by */
+static double
+delta_of(const walk *w, uint32_t k)
+{
+    return k ? pnode(w, k)->self[w->metric] - pnode(w, k)->self[0] : 0;
 }
 
 static bool
@@ -185,11 +198,11 @@ sum_totals(walk *w)
         return PYPROF_ENOMEM;
     for (size_t k = w->nt; k-- > 1;) {
         const pyprof_stack_node *s = pnode(w, (uint32_t)k);
-        double own = s->self[w->metric] > 0 ? s->self[w->metric] : 0; /* negatives draw nothing */
+        double sw = self_w(w, (uint32_t)k), own = sw > 0 ? sw : 0; /* negatives draw nothing */
         w->total_w[k] += own;
         uint32_t parent = s->parent == PYPROF_NONE ? 0 : s->parent + 1;
         w->total_w[parent] += w->total_w[k];
-        if (w->zero_below[k] || (has_self(w, (uint32_t)k) && !(s->self[w->metric] > 0)))
+        if (w->zero_below[k] || (has_self(w, (uint32_t)k) && !(sw > 0)))
             w->zero_below[parent] = 1;
     }
     return 0;
@@ -439,7 +452,7 @@ walk_lines(walk *w)
         w->path_func[depth] = node_func(w, c);
         double sw = self_w(w, c), own = sw > 0 ? sw : 0;
         if (!it.is_sub) {
-            if ((rc = emit_line(w, depth, own, sw - self_b(w, c), f->differential)) < 0)
+            if ((rc = emit_line(w, depth, own, delta_of(w, c), f->differential)) < 0)
                 return rc;
             continue;
         }
@@ -618,6 +631,7 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
         goto out;
     w.lab = lab;
     w.metric = f->differential ? 1 : 0;
+    w.vanished = f->differential && f->o.diff_vanished;
     if ((rc = sum_totals(&w)) < 0)
         goto out;
 
@@ -633,8 +647,8 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
     }
     f->maxdelta = 1;
     for (uint32_t k = 1; k < w.nt; k++)
-        if (has_self(&w, k) && fabs(self_w(&w, k) - self_b(&w, k)) > f->maxdelta)
-            f->maxdelta = fabs(self_w(&w, k) - self_b(&w, k));
+        if (has_self(&w, k) && fabs(delta_of(&w, k)) > f->maxdelta)
+            f->maxdelta = fabs(delta_of(&w, k));
     double ppu = (f->o.width - 2 * FLAME_XPAD) / f->total;
     w.min_units = f->o.minwidth_percent ? f->total * f->o.minwidth / 100 : f->o.minwidth / ppu;
     w.time = root_weight; /* empty stacks sort first */

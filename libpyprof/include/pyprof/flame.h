@@ -56,13 +56,16 @@ typedef struct pyprof_flame_options {
     double factor;         /**< multiply displayed counts (1) */
     double total;          /**< override the total used for widths (0: the sum) */
     const char *notes;     /**< text for the NOTES comment / script */
+    int diff_vanished;     /**< differential: widths max(before, after), so that frames
+                                that vanished are drawn too (blue); 0: after, as
+                                flamegraph.pl */
 } pyprof_flame_options;
 
 #define PYPROF_FLAME_OPTIONS_VERSION 1
 #define PYPROF_FLAME_OPTIONS_INIT                                                                  \
     {                                                                                              \
         PYPROF_FLAME_OPTIONS_VERSION, NULL, NULL, 1200, 16, 0.1, 0, "Verdana", 12, 0.59,           \
-            "samples", "Function:", "hot", NULL, 0, NULL, 0, 0, 0, 0, 1, 0, NULL                   \
+            "samples", "Function:", "hot", NULL, 0, NULL, 0, 0, 0, 0, 1, 0, NULL, 0                \
     }
 
 /** One drawn frame of a flame graph. */
@@ -128,8 +131,8 @@ size_t pyprof_flame_frame_label(const pyprof_profile *p, pyprof_id func, char *b
  * stack tree: from each root (a function's cumulative time that its
  * callers' edges do not account for), descend into callees, splitting each
  * function's time among its callees in proportion to the edges' cumulative
- * times, as caller-ratio estimators (flameprof, gprof2dot) do.  Recursion is cut at the first repeat of a function on the
- * path, and paths deeper than `max_depth` (0: 256) are cut there.  Sets
+ * times, as caller-ratio estimators (flameprof, gprof2dot) do.  Recursion is cut at the first
+ * repeat of a function on the path, and paths deeper than `max_depth` (0: 256) are cut there.  Sets
  * metadata "stacks_estimated" = "1".  Does nothing if `p` has stacks.
  */
 int pyprof_profile_estimate_stacks(pyprof_profile *p, unsigned max_depth, pyprof_error *err);
