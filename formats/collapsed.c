@@ -499,6 +499,7 @@ do_line(reader *r, const char *s, size_t len)
 
 struct sniff {
     int lines, blank, valid, with_semi, austin, pyflame_ts;
+    bool long_first; /* the first line is longer than the window */
 };
 
 static void
@@ -508,8 +509,21 @@ sniff_lines(const char *h, size_t n, bool at_eof, struct sniff *sn)
     size_t pos = 0;
     while (pos < n && sn->lines < 64) {
         const char *nl = memchr(h + pos, '\n', n - pos);
-        if (!nl && !at_eof)
-            break; /* a partial last line proves nothing */
+        if (!nl && !at_eof) {
+            /* a partial last line proves nothing, unless it is the only
+             * one: deep stacks make lines longer than the probe window */
+            if (sn->lines == 0) {
+                const char *s = h + pos;
+                size_t len = n - pos;
+                sn->long_first = memchr(s, ';', len) != NULL;
+                if ((len > 9 && memcmp(s, "# austin:", 9) == 0) ||
+                    (len > 7 && memcmp(s, "Thread ", 7) == 0 && sn->long_first) ||
+                    (s[0] == 'P' && len > 3 && is_digit(s[1]) &&
+                     memmem(s, len < 24 ? len : 24, ";T", 2) != NULL))
+                    sn->austin++;
+            }
+            break;
+        }
         size_t e = nl ? (size_t)(nl - h) : n, len = e - pos;
         const char *s = h + pos;
         if (len && s[len - 1] == '\r')
@@ -590,6 +604,8 @@ collapsed_probe(const unsigned char *head, size_t len, bool at_eof)
         return 40;
     if (sn.valid && sn.valid * 2 >= nonblank)
         return 15; /* single-frame stacks: plausible, but other text formats end in numbers */
+    if (sn.long_first)
+        return 25; /* one stack longer than the window: its count is out of sight */
     return 0;
 }
 

@@ -322,6 +322,17 @@ test_probe(void)
     probe_is("1548873456123456\na.py:main:1;\n", "collapsed", 50, "probe: pyflame timestamps");
     probe_is("hello world\nthis is text\n", NULL, 0, "probe: plain text is not folded");
     probe_is("a 1\nb 2\n", "collapsed", 10, "probe: single frames bid low");
+    /* one deep stack longer than the probe window */
+    static char deep[12000];
+    size_t o = 0;
+    while (o < sizeof deep - 40)
+        o += (size_t)snprintf(deep + o, sizeof deep - o, "frame_%zu (mod.py:%zu);", o, o);
+    snprintf(deep + o - 1, sizeof deep - o + 1, " 5\n");
+    probe_is(deep, "collapsed", 20, "probe: a first line longer than the window");
+    pyprof_profile *p = read_buf(deep, strlen(deep), NULL);
+    TAP_OK(p && pyprof_profile_stack_count(p) > 100, "a 12 kB stack is read (%zu frames)",
+           p ? pyprof_profile_stack_count(p) : 0);
+    pyprof_profile_free(p);
 }
 
 int
