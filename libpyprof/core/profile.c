@@ -574,6 +574,14 @@ pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, 
         *out = id;
         return 0;
     }
+    return pyprof__profile_stack_append(p, out, parent, func);
+}
+
+int
+pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func)
+{
+    uint64_t h = pyprof__hash_mix(parent, func);
+    uint32_t id;
     if ((parent != PYPROF_NONE && parent >= p->nnodes) || func >= p->nfuncs)
         return PYPROF_EINVAL;
     if (p->nnodes >= UINT32_MAX - 1)
