@@ -64,4 +64,6 @@ folded_n0|-n 0 -e 0|pyspy.folded
 folded_callstacks|--total callstacks -n 0 -e 0|pyspy.folded
 folded_samples|--show-samples --node-label self-time-percentage|pyspy.folded
 LIST
+# keep the outputs only when something failed (make distcheck wants a clean tree)
+[ "$_tap_failed" -eq 0 ] && rm -rf "$OUT"
 tap_done

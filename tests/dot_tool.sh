@@ -106,4 +106,6 @@ tap_check "--help has an example" grep -q 'Example' "$OUT/help"
 "$DOT" --version >"$OUT/version"
 tap_check "--version names the tool" grep -q '^pyprof-dot' "$OUT/version"
 tap_check "man page exists" test -s "$top_srcdir/tools/pyprof-dot.1"
+# keep the outputs only when something failed (make distcheck wants a clean tree)
+[ "$_tap_failed" -eq 0 ] && rm -rf "$OUT"
 tap_done
