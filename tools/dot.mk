@@ -4,6 +4,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/dot_int.h \
 	libpyprof/render/dot.c \
 	libpyprof/render/dot_graph.c \
+	libpyprof/render/dot_prune.c \
 	libpyprof/render/dot_integrate.c \
 	libpyprof/render/dot_style.c \
 	libpyprof/render/dot_compare.c
