@@ -105,7 +105,7 @@ typedef struct builder {
     uint32_t *value_of;
     size_t nvalues;
     /* what the data says about its producer */
-    bool seen_tilde, seen_int_caller, seen_profiler_key;
+    bool seen_tilde, seen_bare_builtin, seen_int_caller, seen_profiler_key;
     bool seen_builtins_key, seen_cc_gt_nc, seen_float_time, seen_nonempty_callers;
     bool sampled;
 } builder;
@@ -242,6 +242,8 @@ key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
     const char *fs = pyprof_profile_string(b->p, file);
     if (lo->u.i == 0 && strcmp(fs, "~") == 0)
         b->seen_tilde = true;
+    else if (lo->u.i == 0 && fs[0] == '\0')
+        b->seen_bare_builtin = true; /* the profile module's ('', 0, 'len') */
     else if (lo->u.i == 0 && strcmp(fs, "builtins") == 0)
         b->seen_builtins_key = true;
     else if (lo->u.i == 0 && strcmp(fs, "profile") == 0 &&
@@ -360,7 +362,9 @@ note_producer(builder *b)
     else if (b->seen_tilde)
         producer = "cProfile";
     else if (b->seen_int_caller || b->seen_profiler_key)
-        producer = b->seen_profiler_key ? "profile" : "hotshot";
+        /* both write int callers and ('profile', 0, 'profiler'); hotshot
+         * records no C built-ins */
+        producer = b->seen_bare_builtin ? "profile" : "hotshot";
     else if (b->seen_cc_gt_nc || b->seen_builtins_key)
         producer = "yappi"; /* its (ncall, nactualcall) are kept as written */
     else if (!b->seen_float_time && !b->seen_nonempty_callers)

@@ -649,10 +649,25 @@ test_corpus(void)
                 break;
             }
             if (k++ == 0) {
+                /* the producer, as case.json names it */
+                char pv[256] = "";
+                const char *pj = strstr(json, "\"producer\": \"");
+                if (pj)
+                    sscanf(pj + 13, "%255[^\"]", pv);
+                const char *want = !pv[0]                         ? NULL
+                                   : strstr(pv, "hotshot")        ? "hotshot"
+                                   : strstr(pv, "austin")         ? "austin-python"
+                                   : !strncmp(pv, "profile (", 9) ? "profile"
+                                                                  : "cProfile";
+                const char *got = pyprof_profile_meta_get(p, "producer");
+                if (want && (!got || strcmp(got, want) != 0)) {
+                    ok = 0;
+                    tap_diag("  %s: producer %s, case.json says %s", file, got ? got : "-", want);
+                }
                 size_t entries = 0;
                 for (pyprof_id f = 0; f < pyprof_profile_func_count(p); f++)
                     entries += !(pyprof_profile_func(p, f)->flags & PYPROF_FUNC_CALLER_ONLY);
-                ok = (long long)entries == want_entries &&
+                ok = ok && (long long)entries == want_entries &&
                      (long long)pyprof_profile_edge_count(p) == want_edges;
                 if (!ok)
                     tap_diag("  %s: %zu entries, %zu edges", file, entries,
@@ -662,7 +677,8 @@ test_corpus(void)
         }
         ok = ok && k > 0;
         matched += ok;
-        TAP_OK(ok, "corpus %s: %d input(s) read, %lld entries and %lld edges as case.json says",
+        TAP_OK(ok,
+               "corpus %s: %d input(s) read; producer, %lld entries, %lld edges as case.json says",
                names[i], k, want_entries, want_edges);
         free(json);
         free(names[i]);
