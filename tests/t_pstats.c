@@ -699,6 +699,7 @@ main(void)
     test_reserve();
     test_oom("pstats/profile_py311.pstats");
     test_oom("pstats/cprofile_py27.pstats");
+    test_oom("pstats/profile_py36.pstats"); /* code objects found by trial and error */
     test_corpus();
     return tap_done();
 }
