@@ -644,8 +644,11 @@ test_corpus(void)
             pyprof_error err;
             pyprof_profile *p = load_file(file, &err);
             if (!p) {
-                ok = 0;
-                tap_diag("  %s: %s", file, err.message);
+                /* an empty dict is refused, by pstats as by the reader */
+                ok = k == 0 && want_entries == 0 && err.code == PYPROF_EFORMAT;
+                if (!ok)
+                    tap_diag("  %s: %s", file, err.message);
+                k++;
                 break;
             }
             if (k++ == 0) {
@@ -654,11 +657,12 @@ test_corpus(void)
                 const char *pj = strstr(json, "\"producer\": \"");
                 if (pj)
                     sscanf(pj + 13, "%255[^\"]", pv);
-                const char *want = !pv[0]                         ? NULL
-                                   : strstr(pv, "hotshot")        ? "hotshot"
+                const char *want = strstr(pv, "hotshot")          ? "hotshot"
                                    : strstr(pv, "austin")         ? "austin-python"
+                                   : strstr(pv, "yappi")          ? "yappi"
                                    : !strncmp(pv, "profile (", 9) ? "profile"
-                                                                  : "cProfile";
+                                   : !strncmp(pv, "cProfile", 8)  ? "cProfile"
+                                                                  : NULL; /* not said */
                 const char *got = pyprof_profile_meta_get(p, "producer");
                 if (want && (!got || strcmp(got, want) != 0)) {
                     ok = 0;
@@ -667,7 +671,11 @@ test_corpus(void)
                 size_t entries = 0;
                 for (pyprof_id f = 0; f < pyprof_profile_func_count(p); f++)
                     entries += !(pyprof_profile_func(p, f)->flags & PYPROF_FUNC_CALLER_ONLY);
-                ok = ok && (long long)entries == want_entries &&
+                /* Python counts the sampling profiler's marker key as an entry */
+                bool marker = pyprof_profile_meta_get(p, "sampled") != NULL;
+                ok = ok &&
+                     ((long long)entries == want_entries ||
+                      (marker && (long long)entries + 1 == want_entries)) &&
                      (long long)pyprof_profile_edge_count(p) == want_edges;
                 if (!ok)
                     tap_diag("  %s: %zu entries, %zu edges", file, entries,
