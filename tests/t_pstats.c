@@ -448,6 +448,17 @@ test_handmade(void)
         pyprof_profile_free(p);
     }
 
+    /* yappi without built-ins or recursion still gives itself away by
+     * its qualified method names */
+    static const char yappi[] =
+        "{" KEY(ZS("\x08", "/a/wl.py"), "\x17", ZS("\x0b", "Counter.add")) VAL5("\x14", "\x14") "{0"
+                                                                                                "0";
+    TAP_IS_INT(read_mem(&p, yappi, sizeof yappi - 1, &err), 0, "yappi-like file read");
+    if (p) {
+        TAP_IS_STR(pyprof_profile_meta_get(p, "producer"), "yappi", "  producer yappi");
+        pyprof_profile_free(p);
+    }
+
     /* the 3.15 sampling marker at the start does not break reading */
     static const char marker[] =
         "{)\x01" ZS("\x0b", "__sampled__") "T" KEY(ZS("\x01", "a"), "\x01", ZS("\x01", "f"))
