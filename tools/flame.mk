@@ -18,8 +18,8 @@ dist_man1_MANS += tools/pyprof-flame.1
 
 # Tests: the reader, the layout, the corpus against flamegraph.pl, the SVG's
 # script in a headless browser.
-TESTS += tests/flame_corpus.sh tests/flame_browser.sh
-EXTRA_DIST += tests/flame_corpus.sh tests/flame_corpus.py tests/flame_frames.py \
+TESTS += tests/flame_cli.sh tests/flame_corpus.sh tests/flame_browser.sh
+EXTRA_DIST += tests/flame_cli.sh tests/flame_corpus.sh tests/flame_corpus.py tests/flame_frames.py \
 	tests/flame_browser.sh tests/flame_browser.html
 CLEANFILES += flame-corpus-out/*
 
