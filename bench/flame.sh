@@ -17,10 +17,17 @@ DATA=${BENCH_DATA:-/work/bench-data}
 RUNS=${RUNS:-3}
 SIZES=${SIZES:-"1m 100m 1g"}
 TOOL="$BUILD/tools/pyprof-flame"
+# time the program, not libtool's wrapper script around it in a build tree
+if [ -x "$BUILD/tools/.libs/pyprof-flame" ]; then
+    TOOL="$BUILD/tools/.libs/pyprof-flame"
+    LD_LIBRARY_PATH="$BUILD/libpyprof/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+fi
 OUT=${TMPDIR:-/tmp}/pyprof-flame-bench.$$
 mkdir -p "$OUT"
 trap 'rm -rf "$OUT"' EXIT
 [ -x "$TOOL" ] || { echo "bench/flame.sh: $TOOL not built" >&2; exit 2; }
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (wall times inflate on a busy machine; cpu s less so)"
 
 # median over RUNS of "wall user+sys peakKiB" for a command (stdout discarded)
 measure() {
