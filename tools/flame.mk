@@ -31,3 +31,4 @@ tests_t_collapsed_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
 tests_t_flame_SOURCES = tests/t_flame.c tests/tap.h
 tests_t_flame_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_t_flame_LDADD = $(TEST_LIBS)
+EXTRA_DIST += bench/flame.sh
