@@ -73,6 +73,28 @@ typedef struct reader {
     /* frame text string id -> function id */
     pyprof_id *func_of_str;
     size_t fos_cap;
+    /* ASCII frame text -> function id, in front of the two lookups above */
+    struct frame_cache {
+        uint64_t hash;
+        const char *text; /* the profile's copy (stable: arena) */
+        uint32_t len;
+        pyprof_id func;
+    } * fc;
+    size_t fc_mask, fc_used;
+
+    /* children of each node, to find them without the profile's index (see
+     * find_child): sibling lists, and a hash for nodes with many children */
+    uint32_t *first_kid;
+    struct kid {
+        uint32_t next, func; /* next sibling; this node's function (one cache line) */
+    } * kid;
+    uint8_t *nkids;
+    size_t kids_cap;
+    uint32_t root_first;
+    uint32_t root_n;
+    uint64_t *wide_keys; /* parent << 32 | func */
+    uint32_t *wide_vals; /* node + 1; 0 = an empty slot */
+    size_t wide_mask, wide_used;
 
     double root_self; /* weight of empty stacks: the root alone */
     uint64_t good, blank, bad, crlf;
@@ -201,18 +223,72 @@ intern_text(reader *r, pyprof_id *out, const char *s, size_t n, bool plain)
     return pyprof_profile_intern_lossy(r->p, out, s, n, 0);
 }
 
+/* The frame cache: most frames of a big file are repeats of a few
+ * thousand texts, and this finds their function with one probe and one
+ * compare, where interning the text and mapping it would cost four or five
+ * scattered memory reads.  ASCII frames only, whose stored text is the
+ * input text. */
+static pyprof_id
+fcache_find(const reader *r, const char *f, size_t n, uint64_t h)
+{
+    if (!r->fc)
+        return PYPROF_NONE;
+    for (size_t j = h & r->fc_mask; r->fc[j].text; j = (j + 1) & r->fc_mask) {
+        const struct frame_cache *e = &r->fc[j];
+        if (e->hash == h && e->len == n && memcmp(e->text, f, n) == 0)
+            return e->func;
+    }
+    return PYPROF_NONE;
+}
+
+static int
+fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
+{
+    if (n > UINT32_MAX)
+        return 0;
+    if ((r->fc_used + 1) * 2 > (r->fc ? r->fc_mask + 1 : 0)) {
+        size_t ncap = r->fc ? (r->fc_mask + 1) * 2 : 4096;
+        struct frame_cache *nc = pyprof__calloc(ncap, sizeof(*nc));
+        if (!nc)
+            return PYPROF_ENOMEM;
+        for (size_t i = 0; r->fc && i <= r->fc_mask; i++) {
+            if (!r->fc[i].text)
+                continue;
+            size_t j = r->fc[i].hash & (ncap - 1);
+            while (nc[j].text)
+                j = (j + 1) & (ncap - 1);
+            nc[j] = r->fc[i];
+        }
+        pyprof__free(r->fc);
+        r->fc = nc;
+        r->fc_mask = ncap - 1;
+    }
+    size_t j = h & r->fc_mask;
+    while (r->fc[j].text)
+        j = (j + 1) & r->fc_mask;
+    r->fc[j] = (struct frame_cache){h, text, (uint32_t)n, func};
+    r->fc_used++;
+    return 0;
+}
+
 /* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
  * the text is known to be ASCII without NUL. */
 static int
 frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, bool plain)
 {
     pyprof_id sid;
+    uint64_t h = 0;
+    if (plain) {
+        h = pyprof__hash_bytes(f, n);
+        if ((*out = fcache_find(r, f, n, h)) != PYPROF_NONE)
+            return 0;
+    }
     int rc = intern_text(r, &sid, f, n, plain);
     if (rc < 0)
         return rc;
     if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
         *out = r->func_of_str[sid];
-        return 0;
+        return plain ? fcache_put(r, h, pyprof_profile_string(r->p, sid), n, *out) : 0;
     }
     if (sid >= r->fos_cap) {
         size_t old = r->fos_cap;
@@ -257,6 +333,124 @@ frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, boo
     if (rc < 0)
         return rc;
     r->func_of_str[sid] = *out;
+    return plain ? fcache_put(r, h, text, n, *out) : 0;
+}
+
+/* ---- finding children ---------------------------------------------------------------------
+ * pyprof_profile_stack_child keeps a hash index of all nodes; a 1 GB file
+ * can have ten million, nearly all in chains with one child each, and
+ * indexing them is half the reading time.  So the reader finds children
+ * itself: by walking a node's sibling list when it has few children, and
+ * through a small hash of (parent, function) for the few nodes with many
+ * (the roots of the forest and shallow frames).  The profile then indexes
+ * its nodes only if someone looks one up later. */
+#define FEW_KIDS 2
+
+static uint64_t
+wide_key(pyprof_id parent, pyprof_id func)
+{
+    return ((uint64_t)parent << 32) | func;
+}
+
+static int
+wide_put(reader *r, uint64_t key, uint32_t node)
+{
+    if ((r->wide_used + 1) * 2 > (r->wide_keys ? r->wide_mask + 1 : 0)) {
+        size_t ncap = r->wide_keys ? (r->wide_mask + 1) * 2 : 1024;
+        uint64_t *nk = pyprof__calloc(ncap, sizeof(*nk));
+        uint32_t *nv = pyprof__calloc(ncap, sizeof(*nv));
+        if (!nk || !nv) {
+            pyprof__free(nk);
+            pyprof__free(nv);
+            return PYPROF_ENOMEM;
+        }
+        for (size_t i = 0; r->wide_keys && i <= r->wide_mask; i++) {
+            if (!r->wide_vals[i])
+                continue;
+            size_t j = pyprof__hash_mix(r->wide_keys[i], 0) & (ncap - 1);
+            while (nv[j])
+                j = (j + 1) & (ncap - 1);
+            nk[j] = r->wide_keys[i];
+            nv[j] = r->wide_vals[i];
+        }
+        pyprof__free(r->wide_keys);
+        pyprof__free(r->wide_vals);
+        r->wide_keys = nk;
+        r->wide_vals = nv;
+        r->wide_mask = ncap - 1;
+    }
+    size_t j = pyprof__hash_mix(key, 0) & r->wide_mask;
+    while (r->wide_vals[j])
+        j = (j + 1) & r->wide_mask;
+    r->wide_keys[j] = key;
+    r->wide_vals[j] = node + 1;
+    r->wide_used++;
+    return 0;
+}
+
+static size_t
+kids_of(const reader *r, pyprof_id parent, uint32_t *first)
+{
+    if (parent == PYPROF_NONE) {
+        *first = r->root_first;
+        return r->root_n;
+    }
+    *first = r->first_kid[parent];
+    return r->nkids[parent];
+}
+
+/* The child of `parent` (PYPROF_NONE: a root) for `func`, or PYPROF_NONE. */
+static pyprof_id
+find_child(const reader *r, pyprof_id parent, pyprof_id func)
+{
+    uint32_t c;
+    size_t n = kids_of(r, parent, &c);
+    if (n <= FEW_KIDS) {
+        for (; c != PYPROF_NONE; c = r->kid[c].next)
+            if (r->kid[c].func == func)
+                return c;
+        return PYPROF_NONE;
+    }
+    uint64_t key = wide_key(parent, func);
+    for (size_t j = pyprof__hash_mix(key, 0) & r->wide_mask; r->wide_vals[j];
+         j = (j + 1) & r->wide_mask)
+        if (r->wide_keys[j] == key)
+            return r->wide_vals[j] - 1;
+    return PYPROF_NONE;
+}
+
+/* Create the child of `parent` for `func` (known to be absent). */
+static int
+new_child(reader *r, pyprof_id *out, pyprof_id parent, pyprof_id func)
+{
+    int rc = pyprof__profile_stack_append(r->p, out, parent, func);
+    if (rc < 0)
+        return rc;
+    uint32_t id = *out;
+    if (id >= r->kids_cap) {
+        size_t c1 = r->kids_cap, c2 = r->kids_cap, c3 = r->kids_cap;
+        if (PYPROF_GROW(r->first_kid, c1, (size_t)id + 1) < 0 ||
+            PYPROF_GROW(r->kid, c2, (size_t)id + 1) < 0 ||
+            PYPROF_GROW(r->nkids, c3, (size_t)id + 1) < 0)
+            return PYPROF_ENOMEM;
+        r->kids_cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+    }
+    r->first_kid[id] = PYPROF_NONE;
+    r->nkids[id] = 0;
+    uint32_t *head = parent == PYPROF_NONE ? &r->root_first : &r->first_kid[parent];
+    size_t n = parent == PYPROF_NONE ? r->root_n++ : r->nkids[parent];
+    if (parent != PYPROF_NONE && r->nkids[parent] < UINT8_MAX)
+        r->nkids[parent]++;
+    r->kid[id] = (struct kid){*head, func};
+    *head = id;
+    if (n + 1 == FEW_KIDS + 1) { /* becoming wide: index all its children */
+        for (uint32_t c = *head; c != PYPROF_NONE; c = r->kid[c].next)
+            if ((rc = wide_put(r, wide_key(parent, r->kid[c].func), c)) < 0)
+                return rc;
+    } else if (n + 1 > FEW_KIDS + 1) {
+        if ((rc = wide_put(r, wide_key(parent, func), id)) < 0)
+            return rc;
+    }
     return 0;
 }
 
@@ -344,15 +538,12 @@ add_stack(reader *r, const char *s, size_t len, double w0, double w1)
         pyprof_id func, node;
         if ((rc = frame_func(r, &func, s + pos, fe - pos, r->nframes, plain)) < 0)
             return rc;
-        if (fresh) {
-            rc = pyprof__profile_stack_append(r->p, &node, parent, func);
-        } else {
-            size_t before = pyprof_profile_stack_count(r->p);
-            rc = pyprof_profile_stack_child(r->p, &node, parent, func);
-            fresh = pyprof_profile_stack_count(r->p) > before;
+        node = fresh ? PYPROF_NONE : find_child(r, parent, func);
+        if (node == PYPROF_NONE) {
+            if ((rc = new_child(r, &node, parent, func)) < 0)
+                return rc;
+            fresh = true;
         }
-        if (rc < 0)
-            return rc;
         if (r->nframes >= r->frames_cap) {
             size_t c1 = r->frames_cap, c2 = r->frames_cap;
             if (PYPROF_GROW(r->fend, c1, r->nframes + 1) < 0 ||
@@ -740,7 +931,7 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
                pyprof_error *err)
 {
     (void)opts;
-    reader r = {.p = p, .in = in, .err = err};
+    reader r = {.p = p, .in = in, .err = err, .root_first = PYPROF_NONE};
     pyprof_input *u16 = NULL;
     char *u16buf = NULL;
     const unsigned char *h;
@@ -781,6 +972,12 @@ out:
     pyprof__free(r.fend);
     pyprof__free(r.fnode);
     pyprof__free(r.func_of_str);
+    pyprof__free(r.first_kid);
+    pyprof__free(r.kid);
+    pyprof__free(r.fc);
+    pyprof__free(r.nkids);
+    pyprof__free(r.wide_keys);
+    pyprof__free(r.wide_vals);
     return rc;
 }
 
