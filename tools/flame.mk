@@ -2,6 +2,7 @@
 libpyprof_libpyprof_la_SOURCES += \
 	formats/collapsed.h \
 	formats/collapsed.c \
+	formats/collapsed_stack.c \
 	formats/collapsed_frame.c \
 	libpyprof/render/flame_int.h \
 	libpyprof/render/flame_layout.c \
