@@ -534,16 +534,7 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
 out:
     pyprof_input_close(u16);
     pyprof__free(u16buf);
-    pyprof__free(r.prev);
-    pyprof__free(r.fend);
-    pyprof__free(r.fnode);
-    pyprof__free(r.func_of_str);
-    pyprof__free(r.first_kid);
-    pyprof__free(r.kid);
-    pyprof__free(r.fc);
-    pyprof__free(r.nkids);
-    pyprof__free(r.wide_keys);
-    pyprof__free(r.wide_vals);
+    pyprof__collapsed_reader_free(&r);
     return rc;
 }
 

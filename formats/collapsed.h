@@ -67,11 +67,12 @@ typedef struct pyprof__collapsed_reader {
 
     /* children of each node, to find them without the profile's index (see
      * find_child): sibling lists, and a hash for nodes with many children */
-    uint32_t *first_kid;
     struct kid {
-        uint32_t next, func; /* next sibling; this node's function (one cache line) */
-    } * kid;
-    uint8_t *nkids;
+        uint32_t first; /* first child */
+        uint32_t next;  /* next sibling */
+        uint32_t func;  /* this node's function */
+        uint32_t n;     /* number of children */
+    } * kid;            /* per node: one cache line holds a lookup's data */
     size_t kids_cap;
     uint32_t root_first;
     uint32_t root_n;

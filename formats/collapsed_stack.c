@@ -226,8 +226,8 @@ kids_of(const reader *r, pyprof_id parent, uint32_t *first)
         *first = r->root_first;
         return r->root_n;
     }
-    *first = r->first_kid[parent];
-    return r->nkids[parent];
+    *first = r->kid[parent].first;
+    return r->kid[parent].n;
 }
 
 /* The child of `parent` (PYPROF_NONE: a root) for `func`, or PYPROF_NONE. */
@@ -258,21 +258,11 @@ new_child(reader *r, pyprof_id *out, pyprof_id parent, pyprof_id func)
     if (rc < 0)
         return rc;
     uint32_t id = *out;
-    if (id >= r->kids_cap) {
-        size_t c1 = r->kids_cap, c2 = r->kids_cap, c3 = r->kids_cap;
-        if (PYPROF_GROW(r->first_kid, c1, (size_t)id + 1) < 0 ||
-            PYPROF_GROW(r->kid, c2, (size_t)id + 1) < 0 ||
-            PYPROF_GROW(r->nkids, c3, (size_t)id + 1) < 0)
-            return PYPROF_ENOMEM;
-        r->kids_cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
-    }
-    r->first_kid[id] = PYPROF_NONE;
-    r->nkids[id] = 0;
-    uint32_t *head = parent == PYPROF_NONE ? &r->root_first : &r->first_kid[parent];
-    size_t n = parent == PYPROF_NONE ? r->root_n++ : r->nkids[parent];
-    if (parent != PYPROF_NONE && r->nkids[parent] < UINT8_MAX)
-        r->nkids[parent]++;
-    r->kid[id] = (struct kid){*head, func};
+    if (id >= r->kids_cap && PYPROF_GROW(r->kid, r->kids_cap, (size_t)id + 1) < 0)
+        return PYPROF_ENOMEM;
+    uint32_t *head = parent == PYPROF_NONE ? &r->root_first : &r->kid[parent].first;
+    size_t n = parent == PYPROF_NONE ? r->root_n++ : r->kid[parent].n++;
+    r->kid[id] = (struct kid){PYPROF_NONE, *head, func, 0};
     *head = id;
     if (n + 1 == FEW_KIDS + 1) { /* becoming wide: index all its children */
         for (uint32_t c = *head; c != PYPROF_NONE; c = r->kid[c].next)
@@ -405,9 +395,7 @@ pyprof__collapsed_reader_free(reader *r)
     pyprof__free(r->fend);
     pyprof__free(r->fnode);
     pyprof__free(r->func_of_str);
-    pyprof__free(r->first_kid);
     pyprof__free(r->kid);
-    pyprof__free(r->nkids);
     pyprof__free(r->wide_keys);
     pyprof__free(r->wide_vals);
     pyprof__free(r->fc);
