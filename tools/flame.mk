@@ -32,6 +32,8 @@ tests_t_collapsed_CPPFLAGS = $(TEST_CPPFLAGS) $(ZSTD_CFLAGS)
 tests_t_collapsed_LDFLAGS = -static
 tests_t_collapsed_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
 tests_t_flame_SOURCES = tests/t_flame.c tests/tap.h
-tests_t_flame_CPPFLAGS = $(TEST_CPPFLAGS)
-tests_t_flame_LDADD = $(TEST_LIBS)
+tests_t_flame_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof/render
+# -static: the scene (semi-private) is checked item by item
+tests_t_flame_LDFLAGS = -static
+tests_t_flame_LDADD = $(TEST_LIBS) $(XML_LIBS) $(CAIRO_LIBS)
 EXTRA_DIST += bench/flame.sh

@@ -117,8 +117,8 @@ text_id(pyprof__scene *s, double x, double y, const char *text, double size, pyp
     return rc;
 }
 
-static int
-build_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
+int
+pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
 {
     int rc;
     pyprof__scene *s;
@@ -222,7 +222,7 @@ int
 pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
 {
     pyprof__scene *s;
-    int rc = build_scene(f, true, &s);
+    int rc = pyprof__flame_scene(f, true, &s);
     if (rc < 0)
         return pyprof_error_set(err, rc, pyprof_output_name(o), "svg", -1, 0, "%s",
                                 pyprof_status_string(rc));
@@ -235,7 +235,7 @@ int
 pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
 {
     pyprof__scene *s;
-    int rc = build_scene(f, false, &s);
+    int rc = pyprof__flame_scene(f, false, &s);
     if (rc < 0)
         return pyprof_error_set(err, rc, pyprof_output_name(o), "png", -1, 0, "%s",
                                 pyprof_status_string(rc));
