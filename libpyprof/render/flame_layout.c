@@ -11,7 +11,14 @@
  * one node are exactly a node's "self" line (key "NAME COUNT") and its
  * subtree (key "NAME;..."), and sorting those keys among siblings and
  * visiting them depth first yields the lines in flamegraph.pl's order.  The
- * open/close walk over that sequence is then flamegraph.pl's own.
+ * open/close walk over that sequence then follows flamegraph.pl's rules,
+ * including the loss of a frame to a zero-count line (see put_frame).
+ *
+ * Known differences, all in corner cases: stacks that repeat on several
+ * lines were summed by the reader, so a line's own count text (which is part
+ * of flamegraph.pl's sort key) is rebuilt from the sum; and two sibling
+ * functions whose frames print alike are merged only where they are
+ * adjacent, not re-sorted together.
  *
  * Speed: a subtree narrower than the minimum width can hold no visible frame,
  * so it is replayed as a single line ending at its top frame; only the
