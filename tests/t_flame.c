@@ -11,6 +11,8 @@
 #include <pyprof/flame.h>
 #include <pyprof/pyprof.h>
 
+#include "flame_int.h"
+#include "scene.h"
 #include "tap.h"
 
 static pyprof_profile *
@@ -306,6 +308,73 @@ test_png(void)
     pyprof_profile_free(p);
 }
 
+/* The scene the backends draw, item by item: one group per frame holding
+ * the tooltip, the rectangle and the fitted label at flamegraph.pl's
+ * positions (label at x1 + 3, y = 3 + (y1 + y2) / 2). */
+static void
+test_scene(void)
+{
+    pyprof_flame *f = layout("a;b;c 1\na;b;c 1\na;b;d 4\na;b;c 3\na;b 5\n", NULL);
+    pyprof__scene *s;
+    TAP_OK(pyprof__flame_scene(f, true, &s) == 0, "scene built");
+    size_t rects = 0, groups = 0;
+    const pyprof__item *rc = NULL, *lc = NULL, *title = NULL, *details = NULL;
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
+        const pyprof__item *it = pyprof__scene_item(s, i);
+        if (it->kind == PYPROF__ITEM_GROUP_BEGIN && it->text) {
+            groups++;
+            if (strcmp(it->text, "c (5 samples, 35.71%)") == 0) {
+                rc = pyprof__scene_item(s, i + 1);
+                lc = pyprof__scene_item(s, i + 2);
+            }
+        }
+        if (it->kind == PYPROF__ITEM_RECT)
+            rects++;
+        if (it->kind == PYPROF__ITEM_TEXT && it->id && strcmp(it->id, "title") == 0)
+            title = it;
+        if (it->kind == PYPROF__ITEM_TEXT && it->id && strcmp(it->id, "details") == 0)
+            details = it;
+    }
+    TAP_IS_INT(rects, 5, "scene: one rectangle per frame");
+    TAP_IS_INT(groups, 5, "scene: one group with a tooltip per frame");
+    TAP_OK(rc && rc->kind == PYPROF__ITEM_RECT && rc->x == 431.4 && rc->y == 37 && rc->w == 421.5 &&
+               rc->h == 15 && rc->rx == 2 && rc->fill.r == 224 && rc->fill.g == 87 &&
+               rc->fill.b == 20,
+           "scene: c's rectangle, rgb(224,87,20), as flamegraph.pl draws it");
+    TAP_OK(lc && lc->kind == PYPROF__ITEM_TEXT && fabs(lc->x - 434.4) < 1e-9 && lc->y == 47.5 &&
+               strcmp(lc->text, "c") == 0 && lc->font_size == 12,
+           "scene: c's label at (434.4, 47.5)");
+    TAP_OK(title && title->x == 600 && title->y == 24 && title->font_size == 17 &&
+               title->anchor == PYPROF__ANCHOR_MIDDLE && strcmp(title->text, "Flame Graph") == 0,
+           "scene: title centred at (600, 24), size 17");
+    TAP_OK(details && details->x == 10 && details->y == 134 - 17, "scene: details line at y 117");
+    pyprof__scene_free(s);
+    TAP_OK(pyprof__flame_scene(f, false, &s) == 0, "static scene built");
+    bool any_search = false;
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
+        const pyprof__item *it = pyprof__scene_item(s, i);
+        if (it->kind == PYPROF__ITEM_TEXT && it->id && strcmp(it->id, "search") == 0)
+            any_search = true;
+    }
+    TAP_OK(!any_search && !pyprof__scene_script(s), "PNG scene: no script, no search button");
+    pyprof__scene_free(s);
+    /* a label that does not fit: 12 px per 0.59 * 12 = 7.08 px character */
+    pyprof_flame_options o = PYPROF_FLAME_OPTIONS_INIT;
+    o.width = 120;
+    f = (pyprof_flame_free(f), layout("abcdefghijklmnopqrstuvwxyz 1\n", &o));
+    pyprof__flame_scene(f, false, &s);
+    const pyprof__item *lab = NULL;
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
+        const pyprof__item *it = pyprof__scene_item(s, i);
+        if (it->kind == PYPROF__ITEM_TEXT && !it->id && it->text[0] == 'a' && it->text[1] == 'b')
+            lab = it;
+    }
+    /* 100 px / 7.08 = 14 characters: 12 and ".." */
+    TAP_IS_STR(lab ? lab->text : NULL, "abcdefghijkl..", "scene: label truncated with '..'");
+    pyprof__scene_free(s);
+    pyprof_flame_free(f);
+}
+
 int
 main(void)
 {
@@ -315,5 +384,6 @@ main(void)
     test_differential();
     test_estimate();
     test_png();
+    test_scene();
     return tap_done();
 }

@@ -165,7 +165,8 @@ main(int argc, char **argv)
     const char *format = NULL, *output = "-", *type = NULL;
     bool diff = false, normalize = false, countname_set = false;
     int c;
-    while ((c = getopt_long(argc, argv, "f:o:T:h", long_opts, NULL)) != -1) {
+    opterr = 0; /* our own one-line messages */
+    while ((c = getopt_long(argc, argv, ":f:o:T:h", long_opts, NULL)) != -1) {
         switch (c) {
         case OPT_TITLE:
             fo.title = optarg;
@@ -283,8 +284,10 @@ main(int argc, char **argv)
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;
+        case ':':
+            cli_usage_fail("option '%s' needs an argument", argv[optind - 1]);
         default:
-            cli_usage_fail("unknown option");
+            cli_usage_fail("unknown option '%s'", argv[optind - 1]);
         }
     }
     int nin = argc - optind;

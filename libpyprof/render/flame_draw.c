@@ -117,8 +117,8 @@ text_id(pyprof__scene *s, double x, double y, const char *text, double size, pyp
     return rc;
 }
 
-static int
-build_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
+int
+pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
 {
     int rc;
     pyprof__scene *s;
@@ -140,7 +140,16 @@ build_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
         snprintf(buf, sizeof buf, " NOTES: %s ", f->notes ? f->notes : "");
         TRY(pyprof__scene_add_comment(s, buf));
         TRY(pyprof__scene_root_attr(s, "onload", "init(evt)"));
-        TRY(pyprof__scene_set_style(s, style_css));
+        /* a generic fallback, for viewers without the font (Verdana is rare
+         * on Linux, and browsers otherwise fall back to a serif face) */
+        char css[sizeof style_css + 300], fam[200];
+        size_t nf = 0;
+        for (const char *q = o->fonttype; *q && nf + 1 < sizeof fam; q++)
+            if (!strchr(";{}<>\\", *q))
+                fam[nf++] = *q;
+        fam[nf] = '\0';
+        snprintf(css, sizeof css, "text { font-family: %s, sans-serif; }\n%s", fam, style_css);
+        TRY(pyprof__scene_set_style(s, css));
         size_t n = strlen(pyprof__flame_script) + 512 + strlen(o->nametype) * 2;
         char *js = pyprof__malloc(n);
         if (!js) {
@@ -213,7 +222,7 @@ int
 pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
 {
     pyprof__scene *s;
-    int rc = build_scene(f, true, &s);
+    int rc = pyprof__flame_scene(f, true, &s);
     if (rc < 0)
         return pyprof_error_set(err, rc, pyprof_output_name(o), "svg", -1, 0, "%s",
                                 pyprof_status_string(rc));
@@ -226,7 +235,7 @@ int
 pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
 {
     pyprof__scene *s;
-    int rc = build_scene(f, false, &s);
+    int rc = pyprof__flame_scene(f, false, &s);
     if (rc < 0)
         return pyprof_error_set(err, rc, pyprof_output_name(o), "png", -1, 0, "%s",
                                 pyprof_status_string(rc));

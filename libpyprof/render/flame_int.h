@@ -34,6 +34,11 @@ int pyprof__flame_colour(pyprof_flame *f, pyprof_error *err);
 /* Remove flamegraph.pl's frame annotation (_[k] _[i] _[j] _[w]): new length. */
 size_t pyprof__flame_strip_annotation(const char *name, size_t len);
 
+/* The scene both backends draw (flame_draw.c): `interactive` adds the SVG's
+ * script, style and the details/search/zoom texts. */
+struct pyprof__scene;
+int pyprof__flame_scene(const pyprof_flame *f, bool interactive, struct pyprof__scene **out);
+
 /* The SVG's script (flame_script.c). */
 extern const char pyprof__flame_script[];
 

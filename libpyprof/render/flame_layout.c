@@ -11,7 +11,14 @@
  * one node are exactly a node's "self" line (key "NAME COUNT") and its
  * subtree (key "NAME;..."), and sorting those keys among siblings and
  * visiting them depth first yields the lines in flamegraph.pl's order.  The
- * open/close walk over that sequence is then flamegraph.pl's own.
+ * open/close walk over that sequence then follows flamegraph.pl's rules,
+ * including the loss of a frame to a zero-count line (see put_frame).
+ *
+ * Known differences, all in corner cases: stacks that repeat on several
+ * lines were summed by the reader, so a line's own count text (which is part
+ * of flamegraph.pl's sort key) is rebuilt from the sum; and two sibling
+ * functions whose frames print alike are merged only where they are
+ * adjacent, not re-sorted together.
  *
  * Speed: a subtree narrower than the minimum width can hold no visible frame,
  * so it is replayed as a single line ending at its top frame; only the
@@ -25,8 +32,7 @@
 
 /* The walk reads the profile's own stack tree: local node 0 is the root
  * ("all"), local node k > 0 is profile node k - 1.  Per node it keeps only
- * the subtree width and one flag, so a tree of ten million nodes costs
- * 9 bytes a node here. */
+ * child links, the subtree width and one flag: 17 bytes a node. */
 typedef struct item {
     uint32_t node;
     uint32_t is_sub;    /* 0: the node's own line, 1: its subtree */
@@ -54,6 +60,8 @@ typedef struct walk {
     uint32_t root_label;
     size_t nt;           /* local nodes: profile nodes + the root */
     double *total_w;     /* subtree width */
+    uint32_t *first;     /* first child (local id), 0 = none: the root is no child */
+    uint32_t *next;      /* next sibling, 0 = none */
     uint8_t *zero_below; /* a zero-count line ends somewhere below (see walk_lines) */
     item *items;
     size_t nitems, items_cap;
@@ -179,31 +187,29 @@ has_self(const walk *w, uint32_t k)
     return k && (pnode(w, k)->self[0] != 0 || pnode(w, k)->self[w->metric] != 0);
 }
 
-/* Children of local node k, as profile ids (local id = profile id + 1). */
-static int
-children(walk *w, uint32_t k, const pyprof_id **ids, size_t *n)
-{
-    return pyprof_profile_stack_children(w->p, k ? k - 1 : PYPROF_NONE, ids, n);
-}
-
-/* Subtree widths and zero-count flags, bottom-up: a node's id is always
- * greater than its parent's. */
+/* Child lists, subtree widths and zero-count flags, bottom-up: a node's id
+ * is always greater than its parent's. */
 static int
 sum_totals(walk *w)
 {
     w->nt = pyprof_profile_stack_count(w->p) + 1;
     w->total_w = pyprof__calloc(w->nt, sizeof(*w->total_w));
     w->zero_below = pyprof__calloc(w->nt, 1);
-    if (!w->total_w || !w->zero_below)
+    w->first = pyprof__calloc(w->nt, sizeof(*w->first));
+    w->next = pyprof__calloc(w->nt, sizeof(*w->next));
+    if (!w->total_w || !w->zero_below || !w->first || !w->next)
         return PYPROF_ENOMEM;
     for (size_t k = w->nt; k-- > 1;) {
         const pyprof_stack_node *s = pnode(w, (uint32_t)k);
+        /* child lists in id order (= insertion order), by prepending backwards */
+        uint32_t up = s->parent == PYPROF_NONE ? 0 : s->parent + 1;
+        w->next[k] = w->first[up];
+        w->first[up] = (uint32_t)k;
         double sw = self_w(w, (uint32_t)k), own = sw > 0 ? sw : 0; /* negatives draw nothing */
         w->total_w[k] += own;
-        uint32_t parent = s->parent == PYPROF_NONE ? 0 : s->parent + 1;
-        w->total_w[parent] += w->total_w[k];
+        w->total_w[up] += w->total_w[k];
         if (w->zero_below[k] || (has_self(w, (uint32_t)k) && !(sw > 0)))
-            w->zero_below[parent] = 1;
+            w->zero_below[up] = 1;
     }
     return 0;
 }
@@ -372,23 +378,14 @@ push_level(walk *w, uint32_t node)
         return PYPROF_ENOMEM;
     level *L = &w->lv[w->nlv++];
     *L = (level){.node = node, .items = w->nitems, .keys = w->nkeys};
-    const pyprof_id *kids;
-    size_t nkids;
-    int rc = children(w, node, &kids, &nkids);
-    if (rc < 0)
-        return rc;
-    for (size_t ci = 0; ci < nkids; ci++) {
-        uint32_t c = kids[ci] + 1;
+    for (uint32_t c = w->first[node]; c; c = w->next[c]) {
         uint32_t label = node_label(w, c);
         const char *name = str(f, label);
         size_t nl = pyprof_profile_string_len(f->strs, label);
         double sw = self_w(w, c);
-        const pyprof_id *gk;
-        size_t ngk;
-        if ((rc = children(w, c, &gk, &ngk)) < 0)
-            return rc;
+        bool has_kids = w->first[c] != 0;
         for (int sub = 0; sub < 2; sub++) {
-            if (sub ? ngk == 0 : !has_self(w, c))
+            if (sub ? !has_kids : !has_self(w, c))
                 continue;
             char num[80] = "";
             if (!sub && !f->o.flamechart) {
@@ -674,6 +671,8 @@ out:
     pyprof__free(lab);
     pyprof__free(w.total_w);
     pyprof__free(w.zero_below);
+    pyprof__free(w.first);
+    pyprof__free(w.next);
     pyprof__free(w.items);
     pyprof__free(w.keys);
     pyprof__free(w.lv);
