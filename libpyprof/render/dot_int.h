@@ -16,42 +16,40 @@
 
 #include <pyprof/dot.h>
 
-/* A call (edge) between two graph functions, numbered by their dot ids. */
+/* A call (edge) between two graph functions, numbered by their dot ids.
+ * (Doubles first, flags last: large profiles have 10^5-10^6 of these.) */
 typedef struct dot_call {
-    uint32_t caller, callee; /* dot ids */
-    bool has_calls;          /* CALLS event present */
-    double calls;            /* call count (cc for pstats, samples for stacks) */
-    bool has_total;          /* TOTAL_TIME event present (pstats) */
-    double total;            /* edge total time, seconds */
-    bool has_total_ratio;    /* TOTAL_TIME_RATIO present */
-    double total_ratio;      /* share of the profile total */
-    double samples;          /* sampled profiles: weight of the caller -> callee pair */
-    double ratio;            /* sampled profiles: call ratio (negative = unset) */
+    double calls;         /* call count (cc for pstats) */
+    double total;         /* edge total time, seconds (pstats) */
+    double total_ratio;   /* share of the profile total */
+    double samples;       /* sampled profiles: weight of the caller -> callee pair */
+    double ratio;         /* sampled profiles: call ratio (negative = unset) */
+    double weight;        /* pruning and colour weight */
+    uint32_t caller;      /* dot id */
+    uint32_t callee;      /* dot id */
+    bool has_calls;       /* CALLS event present */
+    bool has_total;       /* TOTAL_TIME event present */
+    bool has_total_ratio; /* TOTAL_TIME_RATIO event present */
     bool has_weight;
-    double weight; /* pruning and colour weight */
     bool alive;
 } dot_call;
 
-/* A function of the graph. */
+/* A function of the graph.  The has_* flags say which of gprof2dot's events
+ * it has: a label shows only those. */
 typedef struct dot_fn {
-    pyprof_id func;       /* model function id */
-    bool has_time;        /* TIME present (pstats: self time in seconds) */
-    double time;          /* self time, or self samples */
-    bool has_time_ratio;  /* TIME_RATIO present */
-    double time_ratio;    /* self share */
-    bool has_total;       /* TOTAL_TIME present (pstats) */
-    double total;         /* cumulative time */
-    bool has_total_ratio; /* TOTAL_TIME_RATIO present */
-    double total_ratio;   /* total share */
-    bool has_samples;     /* sampled profiles: SAMPLES for --show-samples */
-    double samples;       /* self samples */
-    double stack_samples; /* samples with the function on the stack (--total callstacks) */
-    bool has_called;
-    double called; /* call count shown as "N×" */
-    bool has_weight;
+    double time;               /* TIME: self time (pstats) */
+    double time_ratio;         /* TIME_RATIO: self share */
+    double total;              /* TOTAL_TIME: cumulative time (pstats) */
+    double total_ratio;        /* TOTAL_TIME_RATIO: total share */
+    double samples;            /* SAMPLES: self samples (sampled profiles) */
+    double stack_samples;      /* samples with the function on the stack (--total callstacks) */
+    double called;             /* call count shown as "N×" */
     double weight;             /* pruning and colour weight */
     size_t first_call, ncalls; /* its calls: graph->calls[first_call ..], sorted by callee */
+    pyprof_id func;            /* model function id (the first, when several merged) */
     int32_t cycle;             /* sampled profiles: cycle index, -1 = none */
+    bool has_time, has_time_ratio, has_total, has_total_ratio, has_samples, has_called;
+    bool has_weight;
     bool alive;
 } dot_fn;
 
