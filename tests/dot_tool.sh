@@ -91,6 +91,15 @@ if [ $rc -eq 2 ] && cmp -s "$FIX/small.pstats" "$OUT/in.pstats"; then tap_ok "re
 tap_check "-f pstats equals probing" cmp "$OUT/f.dot" "$OUT/probe.dot"
 "$DOT" -f nosuch "$FIX/small.pstats" 2>/dev/null
 [ $? -eq 2 ] && tap_ok "-f nosuch: usage error" || tap_not_ok "-f nosuch: usage error"
+"$DOT" - <"$FIX/small.pstats" >"$OUT/stdin.dot"
+tap_check "standard input ('-') as gprof2dot cannot" cmp "$OUT/stdin.dot" "$OUT/probe.dot"
+if command -v zstd >/dev/null 2>&1; then
+    zstd -q -c "$FIX/small.pstats" >"$OUT/small.pstats.zst"
+    "$DOT" "$OUT/small.pstats.zst" >"$OUT/zst.dot"
+    tap_check "zstd-compressed input" cmp "$OUT/zst.dot" "$OUT/probe.dot"
+else
+    tap_skip "zstd-compressed input" "zstd absent"
+fi
 # gprof2dot's name "collapse" for folded stacks; probing finds them too
 "$DOT" -f collapse "$FIX/pyspy.folded" >"$OUT/collapse.dot"
 rc=$?
