@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/dot.sh - pyprof-dot against gprof2dot: pstats to DOT, default options.
 #
-# Usage: bench/dot.sh [BUILDDIR [DATADIR]]
-#   GPROF2DOT=/path/to/gprof2dot.py   also time gprof2dot on the same inputs
+# Usage: bench/dot.sh [BUILDDIR [DATADIR [GPROF2DOT]]]
+#   GPROF2DOT=/path/to/gprof2dot.py   (or the third argument) also time
+#                                      gprof2dot on the same inputs
 #   PYTHON=python3                     the interpreter for gprof2dot
 #   RUNS=5                             runs per case (the median is reported)
 #
@@ -19,7 +20,7 @@ BUILD=${1:-$here/../build}
 DATA=${2:-$here/../../bench-data}
 RUNS=${RUNS:-5}
 PYTHON=${PYTHON:-python3}
-GPROF2DOT=${GPROF2DOT:-}
+GPROF2DOT=${3:-${GPROF2DOT:-}}
 DOT="$BUILD/tools/pyprof-dot"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
