@@ -101,6 +101,15 @@ int pyprof__idtab_reserve(pyprof__idtab *t, size_t n,
                           uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
 void pyprof__idtab_free(pyprof__idtab *t);
 
+/* ---- stack tree fast path ---------------------------------------------------------
+ * Append the child `func` of `parent`, which the caller KNOWS is not in the
+ * tree yet (e.g. `parent` was itself created a moment ago).  The lookup
+ * index is not updated now: the next pyprof_profile_stack_child catches up.
+ * A reader that finds existing children by other means (collapsed.c keeps
+ * its own child lists) thus never pays for an index of millions of nodes. */
+int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
+                                 pyprof_id func);
+
 /* ---- UTF-8 ---------------------------------------------------------------------- */
 /* Length of the valid UTF-8 prefix of s[0..len) (== len when all valid). */
 size_t pyprof__utf8_valid_prefix(const unsigned char *s, size_t len);
