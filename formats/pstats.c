@@ -104,6 +104,11 @@ typedef struct builder {
     /* per function id: the value object of its (last) entry, or NONE */
     uint32_t *value_of;
     size_t nvalues;
+    /* per caller function id: the callee whose callers dict last named it,
+     * and that edge, so a caller named twice in one dict (last value wins)
+     * is found without a hash lookup per edge */
+    pyprof_id *seen_callee, *seen_edge;
+    size_t nseen, seen_cap, seen_edge_cap;
     /* what the data says about its producer */
     bool seen_tilde, seen_bare_builtin, seen_int_caller, seen_profiler_key;
     bool seen_builtins_key, seen_dotted_name, seen_cc_gt_nc, seen_float_time;
@@ -354,8 +359,23 @@ add_edge(builder *b, pyprof_id callee, uint32_t ki, uint32_t vi)
                    v->kind == PYPROF__M_TUPLE ? "a tuple of another size"
                                               : pyprof__marshal_kind_name(v->kind));
     }
-    if ((rc = pyprof_profile_edge_intern(b->p, &e, caller, callee, NULL)) < 0)
-        return oom(b, v, rc);
+    if (caller >= b->nseen) {
+        size_t n = pyprof_profile_func_count(b->p);
+        if (PYPROF_GROW(b->seen_callee, b->seen_cap, n) < 0 ||
+            PYPROF_GROW(b->seen_edge, b->seen_edge_cap, n) < 0)
+            return oom(b, v, PYPROF_ENOMEM);
+        for (size_t j = b->nseen; j < n; j++)
+            b->seen_callee[j] = PYPROF_NONE;
+        b->nseen = n;
+    }
+    if (b->seen_callee[caller] == callee) {
+        e = b->seen_edge[caller];
+    } else {
+        if ((rc = pyprof__profile_edge_append(b->p, &e, caller, callee)) < 0)
+            return oom(b, v, rc);
+        b->seen_callee[caller] = callee;
+        b->seen_edge[caller] = e;
+    }
     pyprof_edge *edge = pyprof_profile_edge_mut(b->p, e);
     edge->counts = c; /* a repeated caller key: the last value wins */
     edge->flags = flags;
@@ -482,6 +502,8 @@ pstats_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts
     rc = build(&b);
 out:
     pyprof__free(b.value_of);
+    pyprof__free(b.seen_callee);
+    pyprof__free(b.seen_edge);
     pyprof__marshal_free(&b.doc);
     return rc;
 }

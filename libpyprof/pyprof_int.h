@@ -129,6 +129,14 @@ int pyprof__error_setv(pyprof_error *err, int code, const char *source, const ch
 /* strtod in the C locale. */
 double pyprof__strtod_c(const char *s, char **end);
 
+/* ---- bulk loading ----------------------------------------------------------
+ * Append the edge caller -> callee without looking it up: the caller
+ * guarantees it is new (a pstats callers dict names each caller once).  The
+ * edge index catches up at the next lookup, so a reader that never looks
+ * edges up never pays for the index (a cache miss per edge on big files). */
+int pyprof__profile_edge_append(pyprof_profile *p, pyprof_id *out, pyprof_id caller,
+                                pyprof_id callee);
+
 /* ---- format modules -------------------------------------------------------------- */
 typedef struct pyprof__format {
     const char *name;        /* canonical name, as -f takes it */

@@ -398,17 +398,39 @@ edge_eq(const void *ctx, uint32_t id, const void *key)
     return e->caller == k[0] && e->callee == k[1];
 }
 
-static uint64_t
-edge_rehash(const void *ctx, uint32_t id)
+/* Index the edges appended since the last lookup.  Called by every lookup,
+ * so the lazy index is invisible to callers. */
+static int
+edge_index_catch_up(pyprof_profile *p)
 {
-    const pyprof_edge *e = &((const pyprof_profile *)ctx)->edges[id];
-    return pyprof__hash_mix(e->caller, e->callee);
+    if (p->nedges_indexed == p->nedges)
+        return 0;
+    if (pyprof__idtab_reserve(&p->edge_tab, p->nedges, NULL, NULL) < 0)
+        return PYPROF_ENOMEM;
+    for (size_t i = p->nedges_indexed; i < p->nedges; i++) {
+        const pyprof_edge *e = &p->edges[i];
+        if (pyprof__idtab_insert(&p->edge_tab, pyprof__hash_mix(e->caller, e->callee), (uint32_t)i,
+                                 NULL, NULL) < 0)
+            return PYPROF_ENOMEM;
+        p->nedges_indexed = i + 1;
+    }
+    return 0;
 }
 
 pyprof_id
 pyprof_profile_edge_find(const pyprof_profile *p, pyprof_id caller, pyprof_id callee)
 {
     pyprof_id k[2] = {caller, callee};
+    /* The lazy index is a cache: bringing it up to date changes no visible
+     * state, which is why a const profile may do it.  If memory runs out,
+     * the unindexed tail is searched linearly instead. */
+    pyprof_profile *mp = (pyprof_profile *)p;
+    if (edge_index_catch_up(mp) < 0) {
+        for (size_t i = p->nedges_indexed; i < p->nedges; i++) {
+            if (p->edges[i].caller == caller && p->edges[i].callee == callee)
+                return (pyprof_id)i;
+        }
+    }
     return pyprof__idtab_find(&p->edge_tab, pyprof__hash_mix(caller, callee), edge_eq, p, k);
 }
 
@@ -418,27 +440,42 @@ pyprof_profile_edge_intern(pyprof_profile *p, pyprof_id *out, pyprof_id caller, 
 {
     pyprof_id k[2] = {caller, callee};
     uint64_t h = pyprof__hash_mix(caller, callee);
-    uint32_t id = pyprof__idtab_find(&p->edge_tab, h, edge_eq, p, k);
     if (created)
         *created = 0;
+    if (edge_index_catch_up(p) < 0)
+        return PYPROF_ENOMEM;
+    uint32_t id = pyprof__idtab_find(&p->edge_tab, h, edge_eq, p, k);
     if (id != PYPROF_NONE) {
         *out = id;
         return 0;
     }
+    int rc = pyprof__profile_edge_append(p, &id, caller, callee);
+    if (rc < 0)
+        return rc;
+    if (pyprof__idtab_insert(&p->edge_tab, h, id, NULL, NULL) < 0) {
+        p->nedges--; /* keep the edge only if it can be found again */
+        return PYPROF_ENOMEM;
+    }
+    p->nedges_indexed = p->nedges;
+    if (created)
+        *created = 1;
+    *out = id;
+    return 0;
+}
+
+int
+pyprof__profile_edge_append(pyprof_profile *p, pyprof_id *out, pyprof_id caller, pyprof_id callee)
+{
     if (caller >= p->nfuncs || callee >= p->nfuncs)
         return PYPROF_EINVAL;
     if (p->nedges >= UINT32_MAX - 1)
         return PYPROF_ELIMIT;
     if (PYPROF_GROW(p->edges, p->edges_cap, p->nedges + 1) < 0)
         return PYPROF_ENOMEM;
-    id = (uint32_t)p->nedges;
+    pyprof_id id = (pyprof_id)p->nedges;
     p->edges[id] = (pyprof_edge){.caller = caller, .callee = callee};
-    if (pyprof__idtab_insert(&p->edge_tab, h, id, edge_rehash, p) < 0)
-        return PYPROF_ENOMEM;
     p->nedges++;
     p->callers.valid = p->callees.valid = false;
-    if (created)
-        *created = 1;
     *out = id;
     return 0;
 }
@@ -452,8 +489,7 @@ pyprof_profile_reserve(pyprof_profile *p, size_t nfuncs, size_t nedges)
         return PYPROF_ENOMEM;
     if (PYPROF_GROW(p->funcs, p->funcs_cap, f) < 0 ||
         pyprof__idtab_reserve(&p->func_tab, f, func_rehash, p) < 0 ||
-        PYPROF_GROW(p->edges, p->edges_cap, e) < 0 ||
-        pyprof__idtab_reserve(&p->edge_tab, e, edge_rehash, p) < 0)
+        PYPROF_GROW(p->edges, p->edges_cap, e) < 0)
         return PYPROF_ENOMEM;
     return 0;
 }

@@ -41,6 +41,9 @@ struct pyprof_profile {
     pyprof_edge *edges;
     size_t nedges, edges_cap;
     pyprof__idtab edge_tab;
+    /* edges[0, nedges_indexed) are in edge_tab; bulk readers append edges
+     * without it (pyprof__profile_edge_append) and lookups catch up */
+    size_t nedges_indexed;
     struct pyprof__adj callers, callees;
 
     pyprof_stack_node *nodes;
