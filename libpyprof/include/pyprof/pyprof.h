@@ -20,5 +20,6 @@
 #include <pyprof/flame.h>
 #include <pyprof/lines.h>
 #include <pyprof/mem.h>
+#include <pyprof/convert.h>
 
 #endif
