@@ -13,3 +13,19 @@ libpyprof_libpyprof_la_SOURCES += \
 	formats/speedscope.c
 
 pyprofinclude_HEADERS += libpyprof/include/pyprof/convert.h
+libpyprof_libpyprof_la_SOURCES += \
+	libpyprof/render/convert_ranks.c \
+	libpyprof/render/convert_diff.c
+
+# The three tools share input expansion and the streaming merge loop.
+noinst_LTLIBRARIES += tools/libconvertcli.la
+tools_libconvertcli_la_SOURCES = tools/convert_cli.c tools/convert_cli.h
+tools_libconvertcli_la_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE
+
+bin_PROGRAMS += tools/pyprof-convert tools/pyprof-merge tools/pyprof-diff
+tools_pyprof_convert_SOURCES = tools/pyprof-convert.c
+tools_pyprof_convert_LDADD = tools/libconvertcli.la $(PYPROF_TOOL_LIBS)
+tools_pyprof_merge_SOURCES = tools/pyprof-merge.c
+tools_pyprof_merge_LDADD = tools/libconvertcli.la $(PYPROF_TOOL_LIBS)
+tools_pyprof_diff_SOURCES = tools/pyprof-diff.c
+tools_pyprof_diff_LDADD = tools/libconvertcli.la $(PYPROF_TOOL_LIBS)
