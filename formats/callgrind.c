@@ -125,13 +125,14 @@ struct cg {
     struct nummap files, fns, objs;
     uint32_t nblocks;
 
-    double scale; /* seconds per cost unit, or 1 for samples */
+    double scale; /* cost units per second, or 0 for samples */
     bool events_seen;
     int npos, line_col; /* position columns, and which one is the line (-1 none) */
     int64_t last_pos[4];
 
     pyprof_id fl, cfi, cfn;
-    uint32_t cur; /* current function index, UINT32_MAX none */
+    pyprof_id fn_file, fn_name; /* the fn= context, PYPROF_NONE before any */
+    uint32_t cur; /* its function index, created at its first cost line (UINT32_MAX) */
     bool in_call, skip_next;
     int64_t call_count, call_target;
     bool pend_ext, pend_count_only;
@@ -348,6 +349,14 @@ set_positions(struct cg *c, const char *v)
     memset(c->last_pos, 0, sizeof(c->last_pos));
 }
 
+/* Dividing by units per second (rather than multiplying by 1e-9) gives the
+ * double nearest to the exact value, so our own files read back exactly. */
+static double
+to_seconds(const struct cg *c, double v)
+{
+    return c->scale > 0 ? v / c->scale : v;
+}
+
 static int
 cost_line(struct cg *c, const char *s)
 {
@@ -368,9 +377,16 @@ cost_line(struct cg *c, const char *s)
         c->skip_next = false;
         return 0;
     }
-    if (c->cur == UINT32_MAX)
+    if (c->fn_name == PYPROF_NONE)
         return fail(c, "cost line before any fn= line");
-    double cost = (double)v * (c->scale > 0 ? c->scale : 1.0);
+    int rc;
+    if (c->cur == UINT32_MAX) {
+        if ((rc = func_get(c, &c->cur, c->fn_file, c->fn_name)) < 0)
+            return rc;
+        if (!c->funcs[c->cur].block)
+            c->funcs[c->cur].block = ++c->nblocks;
+    }
+    double cost = to_seconds(c, (double)v);
     struct cg_func *f = &c->funcs[c->cur];
     if (c->in_call) {
         c->in_call = false;
@@ -378,7 +394,7 @@ cost_line(struct cg *c, const char *s)
             return fail(c, "calls= without a cfn= line");
         uint32_t callee;
         struct cg_edge *e;
-        int rc = func_get(c, &callee, c->cfi != PYPROF_NONE ? c->cfi : c->fl, c->cfn);
+        rc = func_get(c, &callee, c->cfi != PYPROF_NONE ? c->cfi : c->fl, c->cfn);
         if (rc < 0)
             return rc;
         if ((rc = edge_get(c, &e, c->cur, callee)) < 0)
@@ -390,7 +406,7 @@ cost_line(struct cg *c, const char *s)
         if (c->pend_ext) {
             e->ext = true;
             e->primcalls += c->pend_primcalls;
-            e->self += c->pend_self * (c->scale > 0 ? c->scale : 1.0);
+            e->self += to_seconds(c, c->pend_self);
             e->count_only = c->pend_count_only;
         }
         c->pend_ext = false;
@@ -422,16 +438,22 @@ ext_field(const char *s, const char *key, int64_t *v)
     return false;
 }
 
-static void
+static int
 ext_comment(struct cg *c, const char *s)
 {
     int64_t v;
-    if (strncmp(s, "# pyprof-func:", 14) == 0 && c->cur != UINT32_MAX) {
+    if (strncmp(s, "# pyprof-func:", 14) == 0 && c->fn_name != PYPROF_NONE) {
+        if (c->cur == UINT32_MAX) {
+            if (func_get(c, &c->cur, c->fn_file, c->fn_name) < 0)
+                return PYPROF_ENOMEM;
+            if (!c->funcs[c->cur].block)
+                c->funcs[c->cur].block = ++c->nblocks;
+        }
         struct cg_func *f = &c->funcs[c->cur];
         f->ext = true;
         f->ncalls = ext_field(s, "ncalls", &v) ? v : 0;
         f->primcalls = ext_field(s, "primcalls", &v) ? v : 0;
-        f->cum = ext_field(s, "cum", &v) ? (double)v * (c->scale > 0 ? c->scale : 1.0) : 0;
+        f->cum = ext_field(s, "cum", &v) ? to_seconds(c, (double)v) : 0;
         f->caller_only = ext_field(s, "caller_only", &v) && v;
     } else if (strncmp(s, "# pyprof-call:", 14) == 0) {
         c->pend_ext = true;
@@ -439,6 +461,7 @@ ext_comment(struct cg *c, const char *s)
         c->pend_self = ext_field(s, "self", &v) ? (double)v : 0;
         c->pend_count_only = ext_field(s, "count_only", &v) && v;
     }
+    return 0;
 }
 
 static int
@@ -458,10 +481,11 @@ spec_line(struct cg *c, const char *key, size_t klen, const char *v)
             return rc;
         if (c->fl == PYPROF_NONE && (rc = pyprof_profile_intern(c->p, &c->fl, "", 0)) < 0)
             return rc;
-        if ((rc = func_get(c, &c->cur, c->fl, id)) < 0)
-            return rc;
-        if (!c->funcs[c->cur].block)
-            c->funcs[c->cur].block = ++c->nblocks;
+        /* yappi lists fl=/fn= definitions before any block: a function
+         * exists only once a cost or calls= line is charged to it */
+        c->fn_file = c->fl;
+        c->fn_name = id;
+        c->cur = UINT32_MAX;
         c->in_call = false;
     } else if (IS("cfi") || IS("cfl")) {
         if ((rc = resolve_name(c, &c->files, v, &c->cfi)) < 0)
@@ -662,7 +686,8 @@ callgrind_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
         if (!*s)
             continue;
         if (*s == '#') {
-            ext_comment(&c, s);
+            if ((rc = ext_comment(&c, s)) < 0)
+                goto out;
             continue;
         }
         if (isdigit((unsigned char)*s) || *s == '+' || *s == '-' || *s == '*') {
