@@ -320,8 +320,8 @@ set_events(struct cg *c, const char *v)
     static const struct {
         const char *name;
         double scale;
-    } units[] = {{"ns", 1e-9}, {"nsec", 1e-9}, {"Ticks", 1e-6}, {"us", 1e-6}, {"usec", 1e-6},
-                 {"ms", 1e-3}, {"msec", 1e-3}, {"s", 1},        {"sec", 1}};
+    } units[] = {{"ns", 1e9}, {"nsec", 1e9}, {"Ticks", 1e6}, {"us", 1e6}, {"usec", 1e6},
+                 {"ms", 1e3}, {"msec", 1e3}, {"s", 1},        {"sec", 1}};
     c->scale = 0;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcmp(first, units[i].name) == 0)
