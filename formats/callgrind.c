@@ -386,7 +386,7 @@ cost_line(struct cg *c, const char *s)
         if (!c->funcs[c->cur].block)
             c->funcs[c->cur].block = ++c->nblocks;
     }
-    double cost = to_seconds(c, (double)v);
+    double cost = (double)v; /* in cost units until finish() */
     struct cg_func *f = &c->funcs[c->cur];
     if (c->in_call) {
         c->in_call = false;
@@ -406,7 +406,7 @@ cost_line(struct cg *c, const char *s)
         if (c->pend_ext) {
             e->ext = true;
             e->primcalls += c->pend_primcalls;
-            e->self += to_seconds(c, c->pend_self);
+            e->self += c->pend_self;
             e->count_only = c->pend_count_only;
         }
         c->pend_ext = false;
@@ -453,7 +453,7 @@ ext_comment(struct cg *c, const char *s)
         f->ext = true;
         f->ncalls = ext_field(s, "ncalls", &v) ? v : 0;
         f->primcalls = ext_field(s, "primcalls", &v) ? v : 0;
-        f->cum = ext_field(s, "cum", &v) ? to_seconds(c, (double)v) : 0;
+        f->cum = ext_field(s, "cum", &v) ? (double)v : 0;
         f->caller_only = ext_field(s, "caller_only", &v) && v;
     } else if (strncmp(s, "# pyprof-call:", 14) == 0) {
         c->pend_ext = true;
@@ -610,17 +610,17 @@ finish(struct cg *c)
         PYPROF_TRY(pyprof_profile_func_intern(c->p, &id, f->file, line, name, 0, NULL));
         model[order[k]] = id;
         pyprof_func *m = pyprof_profile_func_mut(c->p, id);
-        m->counts.tottime += f->self;
+        m->counts.tottime += to_seconds(c, f->self);
         if (f->ext) {
             m->counts.ncalls += f->ncalls;
             m->counts.primcalls += f->primcalls;
-            m->counts.cumtime += f->cum;
+            m->counts.cumtime += to_seconds(c, f->cum);
             if (f->caller_only)
                 m->flags |= PYPROF_FUNC_CALLER_ONLY;
         } else {
             m->counts.ncalls += f->calls_in;
             m->counts.primcalls += f->calls_in;
-            m->counts.cumtime += f->self + f->out_incl;
+            m->counts.cumtime += to_seconds(c, f->self + f->out_incl);
         }
     }
     for (size_t i = 0; i < c->nedges; i++) {
@@ -630,8 +630,8 @@ finish(struct cg *c)
         pyprof_edge *m = pyprof_profile_edge_mut(c->p, id);
         m->counts.ncalls += e->calls;
         m->counts.primcalls += e->ext ? e->primcalls : e->calls;
-        m->counts.tottime += e->self;
-        m->counts.cumtime += e->incl;
+        m->counts.tottime += to_seconds(c, e->self);
+        m->counts.cumtime += to_seconds(c, e->incl);
         if (e->count_only)
             m->flags |= PYPROF_EDGE_COUNT_ONLY;
     }
