@@ -1,28 +1,739 @@
 /*
- * collapsed.c - reader for collapsed (folded) stacks: flamegraph.pl, py-spy, austin, pyflame.
- * (placeholder: the probe bids nothing and the reader refuses, until the
- * module is written)
+ * collapsed.c - reader for collapsed ("folded") stacks: flamegraph.pl and
+ * stackcollapse-*.pl output, py-spy raw, austin 1.x-4.x, pyflame (formats.md
+ * §8).  One sample aggregate per line: "frame;frame;...;leaf COUNT".
+ *
+ * The line grammar is flamegraph.pl's (§8.1): the count is the number at the
+ * very end (digits, optionally "." and digits) after exactly one whitespace
+ * character, and if what is left again ends in whitespace + number, the line
+ * is differential ("stack BEFORE AFTER", §8.6).  On top of that we accept
+ * what flamegraph.pl does not: CRLF line ends, UTF-16 with a BOM (transcoded),
+ * austin's "# key: value" metadata (kept as profile metadata instead of
+ * being drawn as frames), austin's signed and "time,idle,memory" metrics,
+ * and pyflame's timestamp mode (a bare timestamp line, then a stack line
+ * with a trailing ";" and no count: one sample).  Blank lines are counted;
+ * any other line that does not parse is counted as malformed, with the
+ * first line numbers kept in metadata ("malformed_lines",
+ * "malformed_line_numbers") for the tools to warn about - it is never
+ * folded into a frame.
+ *
+ * Model: frames become functions (see collapsed.h for how py-spy/austin
+ * frames are split into name, file and line without losing their text), and
+ * stacks go into the profile's stack tree: node->self[0] gets the count (the
+ * BEFORE count of a differential line), node->self[1] the AFTER count (the
+ * same count for ordinary lines; austin's memory delta in "full" mode).
+ * Metadata "stack_metrics" says what two metrics mean ("before,after" or
+ * "time,memory").  The reader then derives the call graph itself
+ * (pyprof_profile_derive_callgraph), so every consumer - pyprof-stats,
+ * pyprof-dot, pyprof-flame - gets functions and edges without knowing
+ * where they came from.
+ *
+ * Speed and memory: lines are never kept.  Sorted folded files (all of
+ * stackcollapse's output) repeat long prefixes, so the reader keeps the
+ * previous line's stack text with each frame's end offset and tree node,
+ * finds the common byte prefix with a word-at-a-time compare, and only
+ * interns the frames after it.  Memory grows with distinct frames and
+ * stack-tree nodes, never with the file size.
  */
 #include "config.h"
 
-#include "pyprof_int.h"
+#include <pyprof/flame.h>
+
+#include "collapsed.h"
+
+#define FORMAT "collapsed"
+/* How many malformed line numbers the metadata keeps (the count is exact). */
+#define MAX_BAD_LINES_KEPT 10
+/* pyflame timestamps are microseconds since the epoch: 16 digits today; 13
+ * digits would still be 1970-01-06, so shorter numbers are not timestamps. */
+#define PYFLAME_TS_MIN_DIGITS 13
+
+enum dialect {
+    D_FOLDED,    /* flamegraph.pl grammar, py-spy, pyflame aggregated */
+    D_AUSTIN,    /* austin: metadata comments, P/T or Thread frames, signed/comma metrics */
+    D_PYFLAME_TS /* pyflame timestamp mode */
+};
+
+typedef struct reader {
+    pyprof_profile *p;
+    pyprof_input *in;
+    pyprof_error *err;
+    enum dialect dialect;
+    uint32_t shape; /* field-carrying frame shape of this file, 0 until one is seen */
+
+    /* previous stack: text, frame ends and nodes (the prefix cache) */
+    char *prev;
+    size_t prev_len, prev_cap;
+    uint32_t *fend;
+    pyprof_id *fnode;
+    size_t nframes, frames_cap;
+
+    /* frame text string id -> function id */
+    pyprof_id *func_of_str;
+    size_t fos_cap;
+
+    double root_self; /* weight of empty stacks: the root alone */
+    uint64_t good, blank, bad, crlf;
+    uint64_t bad_lines[MAX_BAD_LINES_KEPT];
+    bool two_counts, full_metrics, pending_ts;
+} reader;
+
+/* ---- line grammar ------------------------------------------------------------------------ */
+
+static inline bool
+is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Perl's \s */
+static inline bool
+is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/*
+ * Split "STACK<ws>NUMBER" at the end of s[0..len): NUMBER is digits with an
+ * optional "." and digits after it (12, 12., 12.5; not .5, -3, 1e3).  On
+ * success sets *stack_len and *value and returns true.
+ */
+static bool
+split_count(const char *s, size_t len, size_t *stack_len, double *value)
+{
+    size_t k = len;
+    while (k > 0 && is_digit(s[k - 1]))
+        k--;
+    size_t num = k;
+    if (k > 0 && s[k - 1] == '.') {
+        size_t j = k - 1;
+        while (j > 0 && is_digit(s[j - 1]))
+            j--;
+        if (j == k - 1)
+            return false; /* ".5" */
+        num = j;
+    } else if (k == len) {
+        return false; /* no digits */
+    }
+    if (num == 0 || !is_space(s[num - 1]))
+        return false;
+    /* digits only: the common case, parsed without strtod */
+    if (k == num && len - num <= 15) {
+        uint64_t v = 0;
+        for (size_t i = num; i < len; i++)
+            v = v * 10 + (uint64_t)(s[i] - '0');
+        *value = (double)v;
+    } else {
+        char buf[64];
+        size_t n = len - num < sizeof buf - 1 ? len - num : sizeof buf - 1;
+        memcpy(buf, s + num, n);
+        buf[n] = '\0';
+        *value = pyprof__strtod_c(buf, NULL);
+    }
+    *stack_len = num - 1;
+    return true;
+}
+
+/* austin's metrics: a signed integer, or "time,idle,memory" (3.x full mode). */
+static bool
+split_austin_metrics(const char *s, size_t len, size_t *stack_len, double v[3], int *nv)
+{
+    const char *sp = memrchr(s, ' ', len);
+    if (!sp)
+        return false;
+    const char *q = sp + 1, *end = s + len;
+    *nv = 0;
+    while (q < end && *nv < 3) {
+        bool neg = false;
+        if (*q == '-') {
+            neg = true;
+            q++;
+        }
+        if (q == end || !is_digit(*q))
+            return false;
+        double x = 0;
+        while (q < end && is_digit(*q))
+            x = x * 10 + (*q++ - '0');
+        v[(*nv)++] = neg ? -x : x;
+        if (q < end && *q == ',')
+            q++;
+        else
+            break;
+    }
+    if (q != end || (*nv != 1 && *nv != 3))
+        return false;
+    *stack_len = (size_t)(sp - s);
+    return true;
+}
+
+/* ---- frames -------------------------------------------------------------------------------- */
+
+/* austin's leading process/thread frames: "P123", "T456", "T0:789", "Thread 7f12ab" */
+static bool
+is_austin_task_frame(const char *f, size_t n, size_t depth)
+{
+    if (depth > 1 || n < 2)
+        return false;
+    if (f[0] == 'P' && depth == 0) {
+        for (size_t i = 1; i < n; i++)
+            if (!is_digit(f[i]))
+                return false;
+        return true;
+    }
+    if (n > 7 && memcmp(f, "Thread ", 7) == 0)
+        return depth == 0;
+    if (f[0] == 'T') {
+        for (size_t i = 1; i < n; i++)
+            if (!is_digit(f[i]) && f[i] != ':' && f[i] != 'x' && !(f[i] >= 'a' && f[i] <= 'f'))
+                return false;
+        return true;
+    }
+    return false;
+}
 
 static int
-collapsed_probe(const unsigned char *head, size_t len, bool at_eof)
+intern_text(reader *r, pyprof_id *out, const char *s, size_t n)
 {
-    (void)head;
-    (void)len;
-    (void)at_eof;
+    if (pyprof__utf8_valid_prefix((const unsigned char *)s, n) == n && !memchr(s, 0, n))
+        return pyprof_profile_intern(r->p, out, s, n);
+    return pyprof_profile_intern_lossy(r->p, out, s, n, 0);
+}
+
+/* The function for frame text f[0..n) at `depth` (0 = outermost). */
+static int
+frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth)
+{
+    pyprof_id sid;
+    int rc = intern_text(r, &sid, f, n);
+    if (rc < 0)
+        return rc;
+    if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
+        *out = r->func_of_str[sid];
+        return 0;
+    }
+    if (sid >= r->fos_cap) {
+        size_t old = r->fos_cap;
+        if (PYPROF_GROW(r->func_of_str, r->fos_cap, (size_t)sid + 1) < 0)
+            return PYPROF_ENOMEM;
+        for (size_t i = old; i < r->fos_cap; i++)
+            r->func_of_str[i] = PYPROF_NONE;
+    }
+
+    /* the text as stored may differ from f (U+FFFD substitutions): split that */
+    const char *text = pyprof_profile_string(r->p, sid);
+    size_t len = pyprof_profile_string_len(r->p, sid);
+    pyprof__frame_fields ff;
+    bool split = false;
+    uint32_t flags = PYPROF_FUNC_FRAME_NAME;
+    if (r->dialect == D_AUSTIN && is_austin_task_frame(text, len, depth)) {
+        flags |= PYPROF_FUNC_SYNTHETIC;
+    } else if (r->shape) {
+        split = pyprof__frame_split(text, len, r->shape, &ff);
+    } else {
+        static const uint32_t folded_shapes[] = {PYPROF_FUNC_FRAME_NAME_FILE_LINE,
+                                                 PYPROF_FUNC_FRAME_FILE_NAME_LINE};
+        static const uint32_t austin_shapes[] = {PYPROF_FUNC_FRAME_FILE_NAME_LINE,
+                                                 PYPROF_FUNC_FRAME_NAME_FILE_LINE,
+                                                 PYPROF_FUNC_FRAME_NAME_FILE};
+        const uint32_t *shapes = r->dialect == D_AUSTIN ? austin_shapes : folded_shapes;
+        size_t nshapes = r->dialect == D_AUSTIN ? 3 : 2;
+        for (size_t i = 0; i < nshapes && !split; i++)
+            if ((split = pyprof__frame_split(text, len, shapes[i], &ff)))
+                r->shape = shapes[i];
+    }
+    pyprof_id file = 0, name = sid;
+    int64_t line = 0;
+    if (split) {
+        if ((rc = pyprof_profile_intern(r->p, &file, ff.file, ff.file_len)) < 0 ||
+            (rc = pyprof_profile_intern(r->p, &name, ff.name, ff.name_len)) < 0)
+            return rc;
+        line = ff.line;
+        flags = ff.shape;
+    }
+    rc = pyprof_profile_func_intern(r->p, out, file, line, name, flags, NULL);
+    if (rc < 0)
+        return rc;
+    r->func_of_str[sid] = *out;
+    return 0;
+}
+
+/* Length of the common prefix of a and b, eight bytes at a time. */
+static size_t
+common_prefix(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t n = na < nb ? na : nb, i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (i + 8 <= n) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+        i += 8;
+    }
+#endif
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
+static int
+add_stack(reader *r, const char *s, size_t len, double w0, double w1)
+{
+    int rc;
+    /* Perl's split drops trailing empty fields: "a;b;" is a;b, ";;" is nothing */
+    while (len > 0 && s[len - 1] == ';')
+        len--;
+    if (len == 0) {
+        r->root_self += w1;
+        return 0;
+    }
+    /* frames shared with the previous stack: those that end inside the
+     * common prefix, or exactly at its end when this stack ends there too */
+    size_t c = common_prefix(r->prev, r->prev_len, s, len);
+    size_t k = 0;
+    while (k < r->nframes && (r->fend[k] < c || (r->fend[k] == c && c == len)))
+        k++;
+    if (len > r->prev_cap) {
+        char *np = pyprof__realloc(r->prev, len);
+        if (!np)
+            return PYPROF_ENOMEM;
+        r->prev = np;
+        r->prev_cap = len;
+    }
+    memcpy(r->prev + c, s + c, len - c);
+    r->prev_len = len;
+    r->nframes = k;
+
+    pyprof_id parent = k ? r->fnode[k - 1] : PYPROF_NONE;
+    size_t pos = k ? (size_t)r->fend[k - 1] + 1 : 0;
+    if (pos > len) /* the shared frames cover the whole stack */
+        pos = len;
+    while (pos < len) {
+        const char *semi = memchr(s + pos, ';', len - pos);
+        size_t fe = semi ? (size_t)(semi - s) : len;
+        pyprof_id func, node;
+        if ((rc = frame_func(r, &func, s + pos, fe - pos, r->nframes)) < 0)
+            return rc;
+        if ((rc = pyprof_profile_stack_child(r->p, &node, parent, func)) < 0)
+            return rc;
+        if (r->nframes >= r->frames_cap) {
+            size_t c1 = r->frames_cap, c2 = r->frames_cap;
+            if (PYPROF_GROW(r->fend, c1, r->nframes + 1) < 0 ||
+                PYPROF_GROW(r->fnode, c2, r->nframes + 1) < 0)
+                return PYPROF_ENOMEM;
+            r->frames_cap = c1 < c2 ? c1 : c2;
+        }
+        if (fe > UINT32_MAX)
+            return PYPROF_ELIMIT;
+        r->fend[r->nframes] = (uint32_t)fe;
+        r->fnode[r->nframes] = node;
+        r->nframes++;
+        parent = node;
+        if (!semi)
+            break;
+        pos = fe + 1; /* < len: trailing ';' were trimmed */
+    }
+    pyprof_stack_node *nd = pyprof_profile_stack_node_mut(r->p, parent);
+    nd->self[0] += w0;
+    nd->self[1] += w1;
+    return 0;
+}
+
+/* ---- lines ----------------------------------------------------------------------------------- */
+
+static void
+note_bad(reader *r)
+{
+    if (r->bad < MAX_BAD_LINES_KEPT)
+        r->bad_lines[r->bad] = pyprof_input_line(r->in);
+    r->bad++;
+}
+
+/* "# key: value" (austin metadata) */
+static int
+meta_line(reader *r, const char *s, size_t len, bool *taken)
+{
+    *taken = false;
+    if (len < 4 || s[0] != '#' || s[1] != ' ')
+        return 0;
+    const char *colon = memchr(s + 2, ':', len - 2);
+    if (!colon || colon == s + 2)
+        return 0;
+    for (const char *q = s + 2; q < colon; q++)
+        if (!(is_digit(*q) || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_' ||
+              *q == ' ' || *q == '-'))
+            return 0;
+    char key[96], value[512];
+    size_t kl = (size_t)(colon - (s + 2));
+    const char *v = colon + 1;
+    while (v < s + len && *v == ' ')
+        v++;
+    size_t vl = (size_t)(s + len - v);
+    if (kl + 7 >= sizeof key || vl >= sizeof value)
+        return 0;
+    memcpy(key, "austin.", 7);
+    memcpy(key + 7, s + 2, kl);
+    key[7 + kl] = '\0';
+    memcpy(value, v, vl);
+    value[vl] = '\0';
+    if (pyprof__utf8_valid_prefix((const unsigned char *)value, vl) != vl)
+        return 0;
+    *taken = true;
+    int rc = pyprof_profile_meta_set(r->p, key, value);
+    if (rc == 0 && strcmp(key, "austin.austin") == 0) {
+        char prod[600];
+        snprintf(prod, sizeof prod, "austin %s", value);
+        rc = pyprof_profile_meta_set(r->p, "producer", prod);
+    }
+    return rc;
+}
+
+static bool
+all_digits(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!is_digit(s[i]))
+            return false;
+    return len > 0;
+}
+
+static int
+do_line(reader *r, const char *s, size_t len)
+{
+    int rc;
+    if (len > 0 && s[len - 1] == '\r') {
+        len--;
+        r->crlf++;
+    }
+    size_t blank = 0;
+    while (blank < len && is_space(s[blank]))
+        blank++;
+    if (blank == len) {
+        r->blank++;
+        return 0;
+    }
+    if (r->dialect == D_AUSTIN && s[0] == '#') {
+        bool taken;
+        if ((rc = meta_line(r, s, len, &taken)) < 0 || taken)
+            return rc;
+    }
+    if (r->dialect == D_PYFLAME_TS) {
+        if (all_digits(s, len) && len >= PYFLAME_TS_MIN_DIGITS) {
+            r->pending_ts = true;
+            return 0;
+        }
+        if (r->pending_ts) {
+            r->pending_ts = false;
+            r->good++;
+            return add_stack(r, s, len, 1, 1);
+        }
+    }
+    size_t sl;
+    double after;
+    if (split_count(s, len, &sl, &after)) {
+        size_t sl2;
+        double before;
+        if (split_count(s, sl, &sl2, &before)) {
+            r->two_counts = true;
+            r->good++;
+            return add_stack(r, s, sl2, before, after);
+        }
+        r->good++;
+        return add_stack(r, s, sl, after, after);
+    }
+    if (r->dialect == D_AUSTIN) {
+        double v[3];
+        int nv;
+        if (split_austin_metrics(s, len, &sl, v, &nv)) {
+            r->good++;
+            if (nv == 3) { /* time, idle, memory */
+                r->full_metrics = true;
+                return add_stack(r, s, sl, v[0], v[2]);
+            }
+            return add_stack(r, s, sl, v[0], v[0]);
+        }
+    }
+    note_bad(r);
+    return 0;
+}
+
+/* ---- dialect detection (shared by the probe and the reader) -----------------------------------
+ */
+
+struct sniff {
+    int lines, blank, valid, with_semi, austin, pyflame_ts;
+};
+
+static void
+sniff_lines(const char *h, size_t n, bool at_eof, struct sniff *sn)
+{
+    memset(sn, 0, sizeof(*sn));
+    size_t pos = 0;
+    while (pos < n && sn->lines < 64) {
+        const char *nl = memchr(h + pos, '\n', n - pos);
+        if (!nl && !at_eof)
+            break; /* a partial last line proves nothing */
+        size_t e = nl ? (size_t)(nl - h) : n, len = e - pos;
+        const char *s = h + pos;
+        if (len && s[len - 1] == '\r')
+            len--;
+        int idx = sn->lines++;
+        size_t sl;
+        double v[3];
+        int nv;
+        if (len == 0) {
+            sn->blank++;
+        } else if (len > 9 && memcmp(s, "# austin:", 9) == 0) {
+            sn->austin++;
+        } else if (s[0] == 'P' && len > 3 && is_digit(s[1]) &&
+                   (memmem(s, len < 24 ? len : 24, ";T", 2) != NULL)) {
+            sn->austin++;
+            sn->valid += split_austin_metrics(s, len, &sl, v, &nv);
+            sn->with_semi++;
+        } else if (len > 7 && memcmp(s, "Thread ", 7) == 0 && memchr(s, ';', len)) {
+            sn->austin++;
+            sn->valid += split_austin_metrics(s, len, &sl, v, &nv);
+            sn->with_semi++;
+        } else if (idx == 0 && all_digits(s, len) && len >= PYFLAME_TS_MIN_DIGITS) {
+            sn->pyflame_ts++;
+        } else {
+            double x;
+            if (split_count(s, len, &sl, &x)) {
+                sn->valid++;
+                if (memchr(s, ';', sl))
+                    sn->with_semi++;
+            } else if (sn->pyflame_ts && (s[len - 1] == ';' || strncmp(s, "(idle)", 6) == 0)) {
+                sn->pyflame_ts++;
+            }
+        }
+        if (!nl)
+            break;
+        pos = e + 1;
+    }
+}
+
+/* UTF-16 text with a BOM: 1 = little-endian, 2 = big-endian, 0 = not. */
+static int
+utf16_bom(const unsigned char *h, size_t n)
+{
+    if (n >= 2 && h[0] == 0xFF && h[1] == 0xFE)
+        return 1;
+    if (n >= 2 && h[0] == 0xFE && h[1] == 0xFF)
+        return 2;
     return 0;
 }
 
 static int
-collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts, pyprof_error *err)
+collapsed_probe(const unsigned char *head, size_t len, bool at_eof)
 {
-    (void)p;
+    char tmp[PYPROF_PROBE_BYTES];
+    const char *h = (const char *)head;
+    int bom = utf16_bom(head, len);
+    if (bom) {
+        /* a rough narrowing of the ASCII subset is enough to look at lines */
+        size_t o = 0;
+        for (size_t i = 2; i + 1 < len; i += 2) {
+            unsigned lo = bom == 1 ? head[i] : head[i + 1], hi = bom == 1 ? head[i + 1] : head[i];
+            tmp[o++] = hi ? '?' : (char)lo;
+        }
+        h = tmp;
+        len = o;
+    } else if (len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0) {
+        h += 3;
+        len -= 3;
+    }
+    struct sniff sn;
+    sniff_lines(h, len, at_eof, &sn);
+    int nonblank = sn.lines - sn.blank;
+    if (sn.austin)
+        return 60;
+    if (sn.pyflame_ts >= 2)
+        return 50;
+    if (sn.valid && sn.with_semi && sn.valid * 2 >= nonblank)
+        return 40;
+    if (sn.valid && sn.valid * 2 >= nonblank)
+        return 15; /* single-frame stacks: plausible, but other text formats end in numbers */
+    return 0;
+}
+
+/* ---- UTF-16 ---------------------------------------------------------------------------------- */
+
+static void
+put_utf8(char *o, size_t *k, uint32_t c)
+{
+    if (c < 0x80) {
+        o[(*k)++] = (char)c;
+    } else if (c < 0x800) {
+        o[(*k)++] = (char)(0xC0 | (c >> 6));
+        o[(*k)++] = (char)(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        o[(*k)++] = (char)(0xE0 | (c >> 12));
+        o[(*k)++] = (char)(0x80 | ((c >> 6) & 0x3F));
+        o[(*k)++] = (char)(0x80 | (c & 0x3F));
+    } else {
+        o[(*k)++] = (char)(0xF0 | (c >> 18));
+        o[(*k)++] = (char)(0x80 | ((c >> 12) & 0x3F));
+        o[(*k)++] = (char)(0x80 | ((c >> 6) & 0x3F));
+        o[(*k)++] = (char)(0x80 | (c & 0x3F));
+    }
+}
+
+/* Decode UTF-16 (after the BOM) into new UTF-8; unpaired surrogates become U+FFFD. */
+static int
+utf16_to_utf8(const unsigned char *d, size_t n, int bom, char **out, size_t *outlen)
+{
+    size_t cap;
+    if (pyprof__mul_overflows(n / 2, 3, &cap))
+        return PYPROF_ELIMIT;
+    char *o = pyprof__malloc(cap + 1);
+    if (!o)
+        return PYPROF_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        uint32_t u = bom == 1 ? (uint32_t)(d[i] | d[i + 1] << 8) : (uint32_t)(d[i] << 8 | d[i + 1]);
+        if (u >= 0xD800 && u < 0xDC00 && i + 3 < n) {
+            uint32_t u2 = bom == 1 ? (uint32_t)(d[i + 2] | d[i + 3] << 8)
+                                   : (uint32_t)(d[i + 2] << 8 | d[i + 3]);
+            if (u2 >= 0xDC00 && u2 < 0xE000) {
+                put_utf8(o, &k, 0x10000 + ((u - 0xD800) << 10) + (u2 - 0xDC00));
+                i += 2;
+                continue;
+            }
+        }
+        if (u >= 0xD800 && u < 0xE000)
+            u = 0xFFFD;
+        put_utf8(o, &k, u);
+    }
+    *out = o;
+    *outlen = k;
+    return 0;
+}
+
+/* ---- reader ------------------------------------------------------------------------------------
+ */
+
+static int
+finish(reader *r)
+{
+    int rc;
+    char buf[64 + MAX_BAD_LINES_KEPT * 21];
+    if (r->two_counts || r->full_metrics) {
+        pyprof_profile_set_stack_metrics(r->p, 2);
+        rc = pyprof_profile_meta_set(r->p, "stack_metrics",
+                                     r->full_metrics ? "time,memory" : "before,after");
+        if (rc < 0)
+            return rc;
+    }
+    if (r->dialect == D_AUSTIN && !pyprof_profile_meta_get(r->p, "producer") &&
+        (rc = pyprof_profile_meta_set(r->p, "producer", "austin")) < 0)
+        return rc;
+    if (r->dialect == D_PYFLAME_TS &&
+        (rc = pyprof_profile_meta_set(r->p, "producer", "pyflame")) < 0)
+        return rc;
+    if (r->root_self != 0) {
+        pyprof__snprintf_c(buf, sizeof buf, "%.17g", r->root_self);
+        if ((rc = pyprof_profile_meta_set(r->p, "stack_root_weight", buf)) < 0)
+            return rc;
+    }
+    if (r->blank) {
+        pyprof__snprintf_c(buf, sizeof buf, "%llu", (unsigned long long)r->blank);
+        if ((rc = pyprof_profile_meta_set(r->p, "blank_lines", buf)) < 0)
+            return rc;
+    }
+    if (r->crlf) {
+        pyprof__snprintf_c(buf, sizeof buf, "%llu", (unsigned long long)r->crlf);
+        if ((rc = pyprof_profile_meta_set(r->p, "crlf_lines", buf)) < 0)
+            return rc;
+    }
+    if (r->bad) {
+        pyprof__snprintf_c(buf, sizeof buf, "%llu", (unsigned long long)r->bad);
+        if ((rc = pyprof_profile_meta_set(r->p, "malformed_lines", buf)) < 0)
+            return rc;
+        size_t o = 0;
+        for (uint64_t i = 0; i < r->bad && i < MAX_BAD_LINES_KEPT; i++)
+            o += (size_t)pyprof__snprintf_c(buf + o, sizeof buf - o, "%s%llu", i ? "," : "",
+                                            (unsigned long long)r->bad_lines[i]);
+        if ((rc = pyprof_profile_meta_set(r->p, "malformed_line_numbers", buf)) < 0)
+            return rc;
+    }
+    if (!pyprof_profile_meta_get(r->p, "sampled") &&
+        (rc = pyprof_profile_meta_set(r->p, "sampled", "1")) < 0)
+        return rc;
+    return 0;
+}
+
+static int
+read_lines(reader *r)
+{
+    int rc;
+    const char *line;
+    size_t len;
+    bool first = true;
+    while ((rc = pyprof_input_read_line(r->in, &line, &len, 0, r->err)) > 0) {
+        if (first && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+            line += 3;
+            len -= 3;
+        }
+        first = false;
+        if ((rc = do_line(r, line, len)) < 0)
+            return pyprof_input_error_line(r->in, r->err, rc, FORMAT, pyprof_input_line(r->in),
+                                           "%s", pyprof_status_string(rc));
+    }
+    return rc;
+}
+
+static int
+collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
+               pyprof_error *err)
+{
     (void)opts;
-    return pyprof_input_error(in, err, PYPROF_EUNSUPPORTED, "collapsed", 0,
-                              "reading collapsed files is not implemented yet");
+    reader r = {.p = p, .in = in, .err = err};
+    pyprof_input *u16 = NULL;
+    char *u16buf = NULL;
+    const unsigned char *h;
+    size_t n;
+    int rc = pyprof_input_peek(in, PYPROF_PROBE_BYTES, &h, &n, err);
+    if (rc < 0)
+        return rc;
+    int bom = utf16_bom(h, n);
+    if (bom) {
+        /* UTF-16 folded files are small (Windows tools): transcode whole */
+        const unsigned char *all;
+        size_t alen, ulen;
+        if ((rc = pyprof_input_slurp(in, &all, &alen, err)) < 0)
+            return rc;
+        if ((rc = utf16_to_utf8(all + 2, alen - 2, bom, &u16buf, &ulen)) < 0)
+            return pyprof_input_error(in, err, rc, FORMAT, 0, "%s", pyprof_status_string(rc));
+        if ((rc = pyprof_input_open_memory(&u16, u16buf, ulen, pyprof_input_name(in), err)) < 0)
+            goto out;
+        r.in = u16;
+        if ((rc = pyprof_input_peek(u16, PYPROF_PROBE_BYTES, &h, &n, err)) < 0)
+            goto out;
+        if ((rc = pyprof_profile_meta_set(p, "encoding", bom == 1 ? "UTF-16LE" : "UTF-16BE")) < 0)
+            goto out;
+    }
+    struct sniff sn;
+    sniff_lines((const char *)h, n, n < PYPROF_PROBE_BYTES, &sn);
+    r.dialect = sn.austin ? D_AUSTIN : sn.pyflame_ts >= 2 ? D_PYFLAME_TS : D_FOLDED;
+
+    if ((rc = read_lines(&r)) < 0)
+        goto out;
+    if ((rc = finish(&r)) < 0) {
+        pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",
+                           pyprof_status_string(rc));
+        goto out;
+    }
+    rc = pyprof_profile_derive_callgraph(p, err);
+out:
+    pyprof_input_close(u16);
+    pyprof__free(u16buf);
+    pyprof__free(r.prev);
+    pyprof__free(r.fend);
+    pyprof__free(r.fnode);
+    pyprof__free(r.func_of_str);
+    return rc;
 }
 
 const pyprof__format pyprof__format_collapsed = {
