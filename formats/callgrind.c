@@ -294,12 +294,18 @@ resolve_name(struct cg *c, struct nummap *m, const char *v, pyprof_id *out)
         uint64_t num;
         if (!parse_u64(&q, &num) || *q != ')')
             return fail(c, "bad compressed name '%s'", v);
-        q = skip_ws(q + 1);
+        q++;
+        if (*q == ' ' || *q == '\t')
+            q++; /* one blank separates; the name after it is kept verbatim */
         if (!*q) {
+            /* "(ID)" refers; "(ID) " with nothing after defines the empty
+             * name (our writer's file for frames without one), unless ID
+             * is known already and the blank is only trailing noise */
             *out = nummap_get(m, num);
-            if (*out == PYPROF_NONE)
+            if (*out != PYPROF_NONE)
+                return 0;
+            if (q[-1] == ')')
                 return fail(c, "compressed name %s used before it is defined", v);
-            return 0;
         }
         if ((rc = pyprof_profile_intern_lossy(c->p, out, q, strlen(q), 1)) < 0)
             return rc;
@@ -321,7 +327,7 @@ set_events(struct cg *c, const char *v)
         const char *name;
         double scale;
     } units[] = {{"ns", 1e9}, {"nsec", 1e9}, {"Ticks", 1e6}, {"us", 1e6}, {"usec", 1e6},
-                 {"ms", 1e3}, {"msec", 1e3}, {"s", 1},        {"sec", 1}};
+                 {"ms", 1e3}, {"msec", 1e3}, {"s", 1},       {"sec", 1}};
     c->scale = 0;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcmp(first, units[i].name) == 0)

@@ -206,9 +206,19 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         pyprof__note(opts->notes, "line timings are not written to callgrind");
     if (pyprof_profile_caps(in) & PYPROF_CAP_MEMORY)
         pyprof__note(opts->notes, "callgrind has no memory timeline: it is dropped");
-    if (seconds)
+    if (seconds) {
         pyprof__note(opts->notes, "callgrind costs are integers: times are rounded to "
                                   "nanoseconds");
+    } else {
+        for (size_t i = 0; i < nf; i++) {
+            double t = pyprof_profile_func(p, (pyprof_id)i)->counts.tottime;
+            if (t != (double)(uint64_t)cost(t, 1.0)) {
+                pyprof__note(opts->notes, "callgrind costs are integers: fractional sample "
+                                          "weights are rounded");
+                break;
+            }
+        }
+    }
 out:
     if (rc < 0)
         pyprof_error_set(err, rc, NULL, "callgrind", -1, 0, "cannot write callgrind: %s",

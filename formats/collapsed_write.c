@@ -9,13 +9,16 @@
  * seconds are written as integer microseconds).  Two-metric stack trees
  * (differential data) are written as "stack before after", as difffolded.pl.
  *
- * A frame is "NAME (FILE:LINE)", the shape py-spy uses with --function,
- * or the bare NAME for functions without a file (folded input, built-ins).
+ * Frames read from folded stacks keep their text byte for byte; others are
+ * "NAME (FILE:LINE)", the shape py-spy uses with --function, or the bare
+ * NAME for built-ins.
  * Lines follow node id order, which is first-seen order of the stacks.
  */
 #include "config.h"
 
 #include <math.h>
+
+#include <pyprof/flame.h>
 
 #include "render/convert_int.h"
 
@@ -39,17 +42,25 @@ put_clean(pyprof_output *o, const char *s, size_t n, struct frame_text *ft)
     pyprof_output_write(o, s + start, n - start);
 }
 
-static void
+/* The frame text: for frames read from folded stacks exactly the original
+ * text (pyprof_flame_frame_label knows each dialect's shape), otherwise
+ * "NAME (FILE:LINE)" or the bare name of a built-in. */
+static int
 put_frame(pyprof_output *o, const pyprof_profile *p, pyprof_id func, struct frame_text *ft)
 {
-    const pyprof_func *f = pyprof_profile_func(p, func);
-    const char *file = pyprof_profile_string(p, f->file);
-    put_clean(o, pyprof_profile_string(p, f->name), pyprof_profile_string_len(p, f->name), ft);
-    if (file[0] && !(f->line == 0 && strcmp(file, "~") == 0)) {
-        pyprof_output_puts(o, " (");
-        put_clean(o, file, pyprof_profile_string_len(p, f->file), ft);
-        pyprof_output_printf(o, ":%lld)", (long long)f->line);
+    char small[512];
+    size_t n = pyprof_flame_frame_label(p, func, small, sizeof(small));
+    if (n < sizeof(small)) {
+        put_clean(o, small, n, ft);
+        return 0;
     }
+    char *big = pyprof__malloc(n + 1);
+    if (!big)
+        return PYPROF_ENOMEM;
+    pyprof_flame_frame_label(p, func, big, n + 1);
+    put_clean(o, big, n, ft);
+    pyprof__free(big);
+    return 0;
 }
 
 /* Integers as integers; anything else in plain decimal notation, because
@@ -107,8 +118,16 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
             w[0] = (double)llround(w[0]);
             w[1] = (double)llround(w[1]);
         }
-        if (w[0] == 0 && (metrics < 2 || w[1] == 0))
-            continue;
+        if (w[0] == 0 && (metrics < 2 || w[1] == 0)) {
+            /* a zero-weight leaf is still a stack that was seen (austin's
+             * first samples): keep it, so that its functions survive */
+            const pyprof_id *kids;
+            size_t nkids;
+            if ((rc = pyprof_profile_stack_children(p, (pyprof_id)i, &kids, &nkids)) < 0)
+                goto out;
+            if (nkids)
+                continue;
+        }
         size_t depth = 0;
         for (pyprof_id id = (pyprof_id)i; id != PYPROF_NONE;
              id = pyprof_profile_stack_node(p, id)->parent) {
@@ -117,7 +136,8 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
             path[depth++] = id;
         }
         while (depth-- > 0) {
-            put_frame(o, p, pyprof_profile_stack_node(p, path[depth])->func, &ft);
+            if ((rc = put_frame(o, p, pyprof_profile_stack_node(p, path[depth])->func, &ft)) < 0)
+                goto out;
             if (depth)
                 pyprof_output_write(o, ";", 1);
         }

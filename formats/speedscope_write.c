@@ -110,8 +110,15 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
     bool negative = false;
     for (size_t i = 0; i < nn; i++) {
         const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
-        if (nd->self[0] == 0)
-            continue;
+        if (nd->self[0] == 0) {
+            /* keep zero-weight leaves, so that every function stays reachable */
+            const pyprof_id *kids;
+            size_t nkids;
+            if ((rc = pyprof_profile_stack_children(p, (pyprof_id)i, &kids, &nkids)) < 0)
+                goto out;
+            if (nkids)
+                continue;
+        }
         if (nd->self[0] < 0) {
             negative = true; /* speedscope rejects negative weights */
             continue;

@@ -29,3 +29,11 @@ tools_pyprof_merge_SOURCES = tools/pyprof-merge.c
 tools_pyprof_merge_LDADD = tools/libconvertcli.la $(PYPROF_TOOL_LIBS)
 tools_pyprof_diff_SOURCES = tools/pyprof-diff.c
 tools_pyprof_diff_LDADD = tools/libconvertcli.la $(PYPROF_TOOL_LIBS)
+
+check_PROGRAMS += tests/t_convert
+TESTS += tests/t_convert
+tests_t_convert_SOURCES = tests/t_convert.c tests/tap.h
+tests_t_convert_CPPFLAGS = $(TEST_CPPFLAGS)
+# reaches the pyprof__alloc_fail_after test hook
+tests_t_convert_LDFLAGS = -static
+tests_t_convert_LDADD = $(TEST_LIBS)
