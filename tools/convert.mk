@@ -37,3 +37,6 @@ tests_t_convert_CPPFLAGS = $(TEST_CPPFLAGS)
 # reaches the pyprof__alloc_fail_after test hook
 tests_t_convert_LDFLAGS = -static
 tests_t_convert_LDADD = $(TEST_LIBS)
+TESTS += tests/convert_tools.sh
+dist_check_SCRIPTS += tests/convert_tools.sh
+CLEANFILES += convert_tools.tmp/*

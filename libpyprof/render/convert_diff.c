@@ -261,8 +261,7 @@ pyprof_diff_write(pyprof_profile *before, pyprof_profile *after, pyprof_output *
             if (row_status(r) != st)
                 continue;
             if (st == 0) {
-                if (fabs(r->sort_delta) < min_delta ||
-                    (r->sa == r->sb && r->ta == r->tb && min_delta > 0)) {
+                if (fabs(r->sort_delta) < min_delta || (r->sa == r->sb && r->ta == r->tb)) {
                     hidden++;
                     continue;
                 }
