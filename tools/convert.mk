@@ -40,3 +40,5 @@ tests_t_convert_LDADD = $(TEST_LIBS)
 TESTS += tests/convert_tools.sh
 dist_check_SCRIPTS += tests/convert_tools.sh
 CLEANFILES += convert_tools.tmp/*
+dist_man1_MANS += tools/pyprof-convert.1 tools/pyprof-merge.1 tools/pyprof-diff.1
+EXTRA_DIST += bench/merge.sh
