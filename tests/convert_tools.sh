@@ -74,10 +74,12 @@ else
     same=0 total=0
     for f in $inputs; do
         total=$((total + 1))
-        if $B/pyprof-convert -q "$f" -o $T/o.pstats && $PY $T/table.py "$f" $T/o.pstats; then
+        if ! $B/pyprof-convert -q "$f" -o $T/o.pstats 2>$T/err; then
+            echo "# cannot convert $f: $(cat $T/err)"
+        elif $PY $T/table.py "$f" $T/o.pstats 2>$T/err; then
             same=$((same + 1))
         else
-            echo "# differs: $f"
+            echo "# differs: $f $(head -c 300 $T/err)"
         fi
     done
     echo "# pstats: $same of $total inputs print the same table from our file"
