@@ -12,6 +12,9 @@
 #include "config.h"
 
 #include <getopt.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +102,15 @@ main(int argc, char **argv)
     int c;
 
     cli_init("pyprof-merge");
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD)
+    /* Every input is a burst of allocations freed right after it is merged.
+     * glibc would hand that memory back to the kernel each time and fault it
+     * in again for the next input: a third of the run time on 1,000 inputs.
+     * Keeping up to 256 MiB of freed memory (and serving blocks below 64 MiB
+     * from the heap) makes the loop reuse it; the peak does not change. */
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+#endif
     while ((c = getopt_long(argc, argv, "o:t:f:n:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
