@@ -37,8 +37,11 @@ PYEOF
 fi
 one=$(stat -c %s $W/r0.pstats)
 echo "inputs: $N files of 5,000 functions, $(du -sh $W | cut -f1) ($one bytes each)"
-set -- $(/usr/bin/time -f '%e %M' $B/pyprof-merge -q "$W/r*.pstats" -o $W/merged.pstats 2>&1 >/dev/null | tail -1)
-echo "pyprof-merge: $1 s wall, peak RSS $2 KiB = $(awk "BEGIN{printf \"%.1f\", $2 * 1024 / $one}")x one file"
+base=$(/usr/bin/time -f '%M' $B/pyprof-merge --version 2>&1 >/dev/null | tail -1)
+set -- $(/usr/bin/time -f '%e %U %S %M' $B/pyprof-merge -q "$W/r*.pstats" -o $W/merged.pstats 2>&1 >/dev/null | tail -1)
+echo "pyprof-merge: $1 s wall, $(awk "BEGIN{print $2 + $3}") s CPU (one core; wall includes waiting on a shared machine)"
+echo "  peak RSS $4 KiB = $(awk "BEGIN{printf \"%.1f\", $4 * 1024 / $one}")x one file;" \
+    "above the $base KiB of an idle process: $(awk "BEGIN{printf \"%.1f\", ($4 - $base) * 1024 / $one}")x"
 set -- $(/usr/bin/time -f '%e %M' $B/pyprof-merge -q "$W/r*.pstats" --ranks -n 20 -o $W/merged2.pstats 2>&1 >/dev/null | tail -1)
 echo "pyprof-merge --ranks: $1 s wall, peak RSS $2 KiB"
 if [ -f $DATA/pstats-large.pstats ]; then
