@@ -694,6 +694,12 @@ pyprof_profile_mem_series(const pyprof_profile *p, pyprof_id id)
     return id < p->nmem_series ? &p->mem_series[id] : NULL;
 }
 
+pyprof_mem_series *
+pyprof_profile_mem_series_mut(pyprof_profile *p, pyprof_id id)
+{
+    return id < p->nmem_series ? &p->mem_series[id] : NULL;
+}
+
 int
 pyprof_profile_mem_sample_add(pyprof_profile *p, pyprof_id series, double t, double mib)
 {

@@ -267,6 +267,8 @@ int pyprof_profile_mem_series_add(pyprof_profile *p, pyprof_id *out, pyprof_id l
                                   pyprof_id source);
 size_t pyprof_profile_mem_series_count(const pyprof_profile *p);
 const pyprof_mem_series *pyprof_profile_mem_series(const pyprof_profile *p, pyprof_id id);
+/** Mutable access (a reader that learns a series' label after its samples). */
+pyprof_mem_series *pyprof_profile_mem_series_mut(pyprof_profile *p, pyprof_id id);
 int pyprof_profile_mem_sample_add(pyprof_profile *p, pyprof_id series, double t, double mib);
 size_t pyprof_profile_mem_sample_count(const pyprof_profile *p);
 const pyprof_mem_sample *pyprof_profile_mem_sample(const pyprof_profile *p, size_t i);
