@@ -23,10 +23,12 @@
  * BEFORE count of a differential line), node->self[1] the AFTER count (the
  * same count for ordinary lines; austin's memory delta in "full" mode).
  * Metadata "stack_metrics" says what two metrics mean ("before,after" or
- * "time,memory").  The reader then derives the call graph itself
- * (pyprof_profile_derive_callgraph), so every consumer - pyprof-stats,
- * pyprof-dot, pyprof-flame - gets functions and edges without knowing
- * where they came from.
+ * "time,memory").  Functions keep zero counters: the call graph implied by
+ * the stacks is derived by the consumer that wants one
+ * (pyprof_profile_derive_callgraph; pyprof-stats, pyprof-dot and
+ * pyprof-convert do when a profile has stacks but no edges).  Deriving adds
+ * to the counters, so exactly one party may do it, and a flame graph, which
+ * needs only the stacks, should not pay for it on a 1 GB file.
  *
  * Speed and memory: lines are never kept.  Sorted folded files (all of
  * stackcollapse's output) repeat long prefixes, so the reader keeps the
@@ -192,19 +194,20 @@ is_austin_task_frame(const char *f, size_t n, size_t depth)
 }
 
 static int
-intern_text(reader *r, pyprof_id *out, const char *s, size_t n)
+intern_text(reader *r, pyprof_id *out, const char *s, size_t n, bool plain)
 {
-    if (pyprof__utf8_valid_prefix((const unsigned char *)s, n) == n && !memchr(s, 0, n))
+    if (plain || (pyprof__utf8_valid_prefix((const unsigned char *)s, n) == n && !memchr(s, 0, n)))
         return pyprof_profile_intern(r->p, out, s, n);
     return pyprof_profile_intern_lossy(r->p, out, s, n, 0);
 }
 
-/* The function for frame text f[0..n) at `depth` (0 = outermost). */
+/* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
+ * the text is known to be ASCII without NUL. */
 static int
-frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth)
+frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, bool plain)
 {
     pyprof_id sid;
-    int rc = intern_text(r, &sid, f, n);
+    int rc = intern_text(r, &sid, f, n, plain);
     if (rc < 0)
         return rc;
     if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
@@ -277,6 +280,27 @@ common_prefix(const char *a, size_t na, const char *b, size_t nb)
     return i;
 }
 
+/* True if s[0..n) is ASCII without NUL bytes (then it is valid UTF-8 as
+ * it is, and needs no per-frame check); eight bytes at a time. */
+static bool
+plain_ascii(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= (w & highs) | ((w - ones) & ~w & highs);
+    }
+    if (acc)
+        return false;
+    for (; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80 || s[i] == 0)
+            return false;
+    return true;
+}
+
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
 static int
 add_stack(reader *r, const char *s, size_t len, double w0, double w1)
@@ -310,13 +334,24 @@ add_stack(reader *r, const char *s, size_t len, double w0, double w1)
     size_t pos = k ? (size_t)r->fend[k - 1] + 1 : 0;
     if (pos > len) /* the shared frames cover the whole stack */
         pos = len;
+    bool plain = plain_ascii(s + pos, len - pos);
+    /* once a frame is new to the tree, so are all frames under it: those
+     * are appended without a lookup (most of the work on big files) */
+    bool fresh = false;
     while (pos < len) {
         const char *semi = memchr(s + pos, ';', len - pos);
         size_t fe = semi ? (size_t)(semi - s) : len;
         pyprof_id func, node;
-        if ((rc = frame_func(r, &func, s + pos, fe - pos, r->nframes)) < 0)
+        if ((rc = frame_func(r, &func, s + pos, fe - pos, r->nframes, plain)) < 0)
             return rc;
-        if ((rc = pyprof_profile_stack_child(r->p, &node, parent, func)) < 0)
+        if (fresh) {
+            rc = pyprof__profile_stack_append(r->p, &node, parent, func);
+        } else {
+            size_t before = pyprof_profile_stack_count(r->p);
+            rc = pyprof_profile_stack_child(r->p, &node, parent, func);
+            fresh = pyprof_profile_stack_count(r->p) > before;
+        }
+        if (rc < 0)
             return rc;
         if (r->nframes >= r->frames_cap) {
             size_t c1 = r->frames_cap, c2 = r->frames_cap;
@@ -464,6 +499,7 @@ do_line(reader *r, const char *s, size_t len)
 
 struct sniff {
     int lines, blank, valid, with_semi, austin, pyflame_ts;
+    bool long_first; /* the first line is longer than the window */
 };
 
 static void
@@ -473,8 +509,21 @@ sniff_lines(const char *h, size_t n, bool at_eof, struct sniff *sn)
     size_t pos = 0;
     while (pos < n && sn->lines < 64) {
         const char *nl = memchr(h + pos, '\n', n - pos);
-        if (!nl && !at_eof)
-            break; /* a partial last line proves nothing */
+        if (!nl && !at_eof) {
+            /* a partial last line proves nothing, unless it is the only
+             * one: deep stacks make lines longer than the probe window */
+            if (sn->lines == 0) {
+                const char *s = h + pos;
+                size_t len = n - pos;
+                sn->long_first = memchr(s, ';', len) != NULL;
+                if ((len > 9 && memcmp(s, "# austin:", 9) == 0) ||
+                    (len > 7 && memcmp(s, "Thread ", 7) == 0 && sn->long_first) ||
+                    (s[0] == 'P' && len > 3 && is_digit(s[1]) &&
+                     memmem(s, len < 24 ? len : 24, ";T", 2) != NULL))
+                    sn->austin++;
+            }
+            break;
+        }
         size_t e = nl ? (size_t)(nl - h) : n, len = e - pos;
         const char *s = h + pos;
         if (len && s[len - 1] == '\r')
@@ -555,6 +604,8 @@ collapsed_probe(const unsigned char *head, size_t len, bool at_eof)
         return 40;
     if (sn.valid && sn.valid * 2 >= nonblank)
         return 15; /* single-frame stacks: plausible, but other text formats end in numbers */
+    if (sn.long_first)
+        return 25; /* one stack longer than the window: its count is out of sight */
     return 0;
 }
 
@@ -720,12 +771,9 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
 
     if ((rc = read_lines(&r)) < 0)
         goto out;
-    if ((rc = finish(&r)) < 0) {
+    if ((rc = finish(&r)) < 0)
         pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",
                            pyprof_status_string(rc));
-        goto out;
-    }
-    rc = pyprof_profile_derive_callgraph(p, err);
 out:
     pyprof_input_close(u16);
     pyprof__free(u16buf);

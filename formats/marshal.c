@@ -47,6 +47,12 @@ typedef struct reader {
     size_t ninterned, interned_cap;
     uint32_t *scratch; /* dict pairs being collected */
     size_t nscratch, scratch_cap;
+    /* containers being read, outermost first: their indices increase, so
+     * "is this one still being read?" is a binary search here rather than a
+     * look at the object, a cache miss in a big document */
+    uint32_t *path;
+    size_t npath, path_cap;
+    size_t ncode; /* code objects seen: until one is, no reference can be one */
     /* code objects: the layout being tried by the outermost one, which
      * nested code objects (in its consts) must share */
     uint8_t trial_layout;
@@ -85,46 +91,66 @@ fail(reader *r, int code, size_t pos, const char *fmt, ...)
     return code;
 }
 
-static int
+static __attribute__((cold, noinline)) int
 oom(reader *r)
 {
     return fail(r, PYPROF_ENOMEM, r->pos, "out of memory");
 }
 
-static int
+static __attribute__((cold, noinline)) int
 truncated(reader *r, const char *what)
 {
     return fail(r, PYPROF_EFORMAT, r->doc->size, "unexpected end of data in %s", what);
 }
 
-static size_t
+static inline size_t
 left(const reader *r)
 {
     return r->doc->size - r->pos;
 }
 
-static uint32_t
+/* Little-endian fields.  memcpy is one load on the usual little-endian
+ * hosts; others swap. */
+static inline uint32_t
 get_u32(const unsigned char *b)
 {
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    uint32_t u;
+    memcpy(&u, b, sizeof u);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    u = __builtin_bswap32(u);
+#endif
+    return u;
+}
+
+static inline uint64_t
+get_u64(const unsigned char *b)
+{
+    uint64_t u;
+    memcpy(&u, b, sizeof u);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    u = __builtin_bswap64(u);
+#endif
+    return u;
 }
 
 /* A signed 32-bit field, sign-extended as CPython's r_long does. */
-static int
+static inline int
 read_i32(reader *r, int32_t *out, const char *what)
 {
-    if (left(r) < 4)
+    if (left(r) < 4) {
+        *out = 0; /* defined, for compilers that cannot see that callers stop */
         return truncated(r, what);
+    }
     uint32_t u = get_u32(r->doc->buf + r->pos);
     *out = (int32_t)u; /* two's complement, as every supported compiler does */
     r->pos += 4;
     return 0;
 }
 
-/* A size or count: 0 <= n <= 0x7FFFFFFF, and at most `left` units of
- * `unit` bytes must still fit in the input. */
+/* A size or count: 0 <= n <= 0x7FFFFFFF, and no more than the bytes left
+ * (every element or character takes at least one). */
 static int
-read_size(reader *r, uint32_t *out, size_t unit, const char *what)
+read_size(reader *r, uint32_t *out, const char *what)
 {
     size_t at = r->pos;
     int32_t n;
@@ -133,63 +159,92 @@ read_size(reader *r, uint32_t *out, size_t unit, const char *what)
         return rc;
     if (n < 0)
         return fail(r, PYPROF_EFORMAT, at, "negative size %ld in %s", (long)n, what);
-    if ((size_t)n > left(r) / unit)
+    if ((size_t)n > left(r))
         return fail(r, PYPROF_EFORMAT, at, "%s of size %ld, more than the %zu bytes left", what,
                     (long)n, left(r));
     *out = (uint32_t)n;
     return 0;
 }
 
-static double
+static inline double
 get_f64(const unsigned char *b)
 {
-    uint64_t u = 0;
-    for (int i = 7; i >= 0; i--)
-        u = u << 8 | b[i];
+    uint64_t u = get_u64(b);
     double d;
     memcpy(&d, &u, sizeof d);
     return d;
 }
 
-/* Append a new object; its slot index is its identity. */
+/* Append a new object; its slot index is its identity.  This runs once
+ * per object, millions of times for big profiles: the capacity test is
+ * inline and the growth out of line. */
 static int
-new_obj(reader *r, uint32_t *out, uint8_t kind, uint8_t code, size_t pos)
+grow_objs(reader *r, size_t pos)
 {
     pyprof__marshal_doc *d = r->doc;
     if (d->nobjs >= UINT32_MAX - 1)
         return fail(r, PYPROF_ELIMIT, pos, "more than 4 billion objects");
     if (PYPROF_GROW(d->objs, d->objs_cap, d->nobjs + 1) < 0)
         return oom(r);
+    return 0;
+}
+
+static inline int
+new_obj(reader *r, uint32_t *out, uint8_t kind, uint8_t code, size_t pos)
+{
+    pyprof__marshal_doc *d = r->doc;
+    int rc;
+    if (d->nobjs == d->objs_cap && (rc = grow_objs(r, pos)) < 0)
+        return rc;
     pyprof__mobj *o = &d->objs[d->nobjs];
     memset(o, 0, sizeof *o);
     o->kind = kind;
     o->code = code;
-    o->pos = pos;
+    o->pos = (uint32_t)pos;
     *out = (uint32_t)d->nobjs++;
     return 0;
 }
 
 /* Reserve n contiguous child slots; returns the index of the first. */
-static int
+static inline int
 reserve_kids(reader *r, uint32_t *first, size_t n)
 {
     pyprof__marshal_doc *d = r->doc;
-    if (d->nkids + n >= UINT32_MAX)
-        return fail(r, PYPROF_ELIMIT, r->pos, "more than 4 billion container elements");
-    if (PYPROF_GROW(d->kids, d->kids_cap, d->nkids + n) < 0)
-        return oom(r);
+    if (d->nkids + n > d->kids_cap) {
+        if (d->nkids + n >= UINT32_MAX)
+            return fail(r, PYPROF_ELIMIT, r->pos, "more than 4 billion container elements");
+        if (PYPROF_GROW(d->kids, d->kids_cap, d->nkids + n) < 0)
+            return oom(r);
+    }
     *first = (uint32_t)d->nkids;
     d->nkids += n;
     return 0;
 }
 
-static int
+static inline int
 push_u32(reader *r, uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
 {
-    if (PYPROF_GROW(*arr, *cap, *n + 1) < 0)
+    if (*n == *cap && PYPROF_GROW(*arr, *cap, *n + 1) < 0)
         return oom(r);
     (*arr)[(*n)++] = v;
     return 0;
+}
+
+/* Is object `o` a container whose children are still being read? */
+static inline bool
+being_read(const reader *r, uint32_t o)
+{
+    size_t lo = 0, hi = r->npath;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->path[mid] == o)
+            return true;
+        if (r->path[mid] < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
 }
 
 /* The type byte's dialect consequence: Python 2 streams have no FLAG_REF
@@ -198,9 +253,10 @@ static void
 note_string(reader *r, unsigned char code)
 {
     pyprof__marshal_doc *d = r->doc;
-    if (d->dialect == PYPROF__MDIALECT_UNKNOWN)
-        d->dialect = (!d->flag_ref_seen && (code == 's' || code == 't')) ? PYPROF__MDIALECT_PY2
-                                                                         : PYPROF__MDIALECT_PY3;
+    if (d->dialect != PYPROF__MDIALECT_UNKNOWN || code == 'u')
+        return; /* 'u' (unicode) is written by both: it decides nothing */
+    d->dialect = (!d->flag_ref_seen && (code == 's' || code == 't')) ? PYPROF__MDIALECT_PY2
+                                                                     : PYPROF__MDIALECT_PY3;
 }
 
 static int read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok);
@@ -283,11 +339,11 @@ read_string(reader *r, pyprof__mobj *o, unsigned char code)
         n = r->doc->buf[r->pos++];
         if (n > left(r))
             return truncated(r, "a string");
-    } else if ((rc = read_size(r, &n, 1, "a string")) < 0) {
+    } else if ((rc = read_size(r, &n, "a string")) < 0) {
         return rc;
     }
     o->len = n;
-    o->u.str = r->pos;
+    o->u.str = (uint32_t)r->pos;
     r->pos += n;
     return 0;
 }
@@ -305,14 +361,15 @@ is_string(const pyprof__mobj *o)
 static int
 read_sequence(reader *r, uint32_t self, uint32_t n, uint32_t depth, bool code_ok)
 {
-    uint32_t first;
+    uint32_t first = 0;
     int rc = reserve_kids(r, &first, n);
     if (rc < 0)
         return rc;
     pyprof__marshal_doc *d = r->doc;
     d->objs[self].len = n;
     d->objs[self].u.kids = first;
-    d->objs[self].building = 1;
+    if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0)
+        return rc;
     for (uint32_t k = 0; k < n; k++) {
         bool kid_code_ok = code_ok;
         if (!kid_code_ok && r->code_in_keys && n == 3 && k == 2 &&
@@ -326,7 +383,7 @@ read_sequence(reader *r, uint32_t self, uint32_t n, uint32_t depth, bool code_ok
             return rc;
         d->kids[first + k] = kid;
     }
-    d->objs[self].building = 0;
+    r->npath--;
     return 0;
 }
 
@@ -337,7 +394,8 @@ read_dict(reader *r, uint32_t self, uint32_t depth, bool code_ok)
     pyprof__marshal_doc *d = r->doc;
     size_t base = r->nscratch;
     int rc;
-    d->objs[self].building = 1;
+    if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0)
+        return rc;
     for (;;) {
         if (left(r) < 1)
             return truncated(r, "a dict");
@@ -357,14 +415,15 @@ read_dict(reader *r, uint32_t self, uint32_t depth, bool code_ok)
             return rc;
     }
     size_t n = r->nscratch - base;
-    uint32_t first;
+    uint32_t first = 0;
     if ((rc = reserve_kids(r, &first, n)) < 0)
         return rc;
-    memcpy(d->kids + first, r->scratch + base, n * sizeof(uint32_t));
+    if (n) /* an empty dict may have no scratch array at all */
+        memcpy(d->kids + first, r->scratch + base, n * sizeof(uint32_t));
     r->nscratch = base;
     d->objs[self].len = (uint32_t)(n / 2);
     d->objs[self].u.kids = first;
-    d->objs[self].building = 0;
+    r->npath--;
     return 0;
 }
 
@@ -431,7 +490,7 @@ read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
     }
     /* filename and name: fields 6/7 up to 3.10, 5/6 from 3.11 */
     int fn = layout == PYPROF__MCODE_PY311 ? 5 : 6;
-    uint32_t first;
+    uint32_t first = 0;
     if ((rc = reserve_kids(r, &first, 2)) < 0)
         return rc;
     d->kids[first] = fields[fn];
@@ -478,7 +537,7 @@ read_code(reader *r, uint32_t self, uint32_t depth)
     }
 
     size_t pos = r->pos, nobjs = d->nobjs, nkids = d->nkids, nrefs = r->nrefs;
-    size_t ninterned = r->ninterned, nscratch = r->nscratch;
+    size_t ninterned = r->ninterned, nscratch = r->nscratch, npath = r->npath;
     pyprof__mdialect dialect = d->dialect;
     bool flag_ref_seen = d->flag_ref_seen;
     /* the error of the attempt that got furthest is the most telling */
@@ -506,6 +565,7 @@ read_code(reader *r, uint32_t self, uint32_t depth)
         r->nrefs = nrefs;
         r->ninterned = ninterned;
         r->nscratch = nscratch;
+        r->npath = npath;
         d->dialect = dialect;
         d->flag_ref_seen = flag_ref_seen;
     }
@@ -545,9 +605,9 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
             return fail(r, PYPROF_EFORMAT, rat, "back-reference %ld out of range (%zu objects)",
                         (long)idx, r->nrefs);
         uint32_t o = r->refs[idx];
-        if (d->objs[o].building)
+        if (being_read(r, o))
             return fail(r, PYPROF_EFORMAT, rat, "back-reference to a container still being read");
-        if (d->objs[o].kind == PYPROF__M_CODE && !code_ok)
+        if (r->ncode && d->objs[o].kind == PYPROF__M_CODE && !code_ok)
             return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
         *out = o;
         return 0;
@@ -608,7 +668,7 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
         if (left(r) < 8)
             return truncated(r, "a 64-bit int");
         const unsigned char *b = d->buf + r->pos;
-        uint64_t u = (uint64_t)get_u32(b) | (uint64_t)get_u32(b + 4) << 32;
+        uint64_t u = get_u64(b);
         o->kind = PYPROF__M_INT;
         o->u.i = (int64_t)u;
         r->pos += 8;
@@ -671,7 +731,7 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
             n = d->buf[r->pos++];
             if (n > left(r))
                 return truncated(r, "a tuple");
-        } else if ((rc = read_size(r, &n, 1, "a container")) < 0) {
+        } else if ((rc = read_size(r, &n, "a container")) < 0) {
             return rc;
         }
         return read_sequence(r, self, n, depth, code_ok);
@@ -685,10 +745,11 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
         if (!code_ok)
             return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
         o->kind = PYPROF__M_CODE;
-        o->building = 1;
-        if ((rc = read_code(r, self, depth)) < 0)
+        r->ncode++;
+        if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0 ||
+            (rc = read_code(r, self, depth)) < 0)
             return rc;
-        d->objs[self].building = 0;
+        r->npath--;
         return 0;
     default:
         return fail(r, PYPROF_EFORMAT, at, "unknown type code 0x%02x", byte);
@@ -703,12 +764,15 @@ pyprof__marshal_load(pyprof__marshal_doc *doc, const unsigned char *buf, size_t 
     doc->buf = buf;
     doc->size = size;
     reader r = {.doc = doc};
+    if (size >= PYPROF__MARSHAL_MAX_SIZE)
+        return fail(&r, PYPROF_ELIMIT, 0, "marshal data of 4 GiB or more");
     r.max_depth = opts && opts->max_depth ? opts->max_depth : PYPROF__DEFAULT_MAX_DEPTH;
     r.code_in_keys = opts ? opts->code_in_keys : false;
-    /* a size hint (objects take 2-10 bytes each) that saves early regrowth */
-    size_t hint = size / 16 + 16;
-    if (PYPROF_GROW(doc->objs, doc->objs_cap, hint) < 0 ||
-        PYPROF_GROW(doc->kids, doc->kids_cap, hint) < 0) {
+    /* Size hints that make regrowth rare: pstats files average ~10 bytes
+     * per object and ~5 per child slot.  Pages of the arrays that are never
+     * written are never made resident, so erring large costs little. */
+    if (PYPROF_GROW(doc->objs, doc->objs_cap, size / 8 + 16) < 0 ||
+        PYPROF_GROW(doc->kids, doc->kids_cap, size / 4 + 16) < 0) {
         fail(&r, PYPROF_ENOMEM, 0, "out of memory");
         return PYPROF_ENOMEM;
     }
@@ -717,6 +781,7 @@ pyprof__marshal_load(pyprof__marshal_doc *doc, const unsigned char *buf, size_t 
     pyprof__free(r.refs);
     pyprof__free(r.interned);
     pyprof__free(r.scratch);
+    pyprof__free(r.path);
     if (rc < 0)
         return rc;
     doc->top = top;

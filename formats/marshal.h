@@ -49,25 +49,31 @@ typedef enum pyprof__mkind {
     PYPROF__M_CODE       /* c : kids = filename, name; u.code.line */
 } pyprof__mkind;
 
-/* One decoded object (24 bytes: documents of big profiles hold millions). */
+/* One decoded object.  24 bytes, because documents of big profiles hold
+ * millions of them: that is why offsets are 32-bit (loads refuse inputs of
+ * 4 GiB or more) and why `memo` is here rather than in a side array. */
 typedef struct pyprof__mobj {
-    uint8_t kind;     /* pyprof__mkind */
-    uint8_t code;     /* the type code as read, without FLAG_REF ('z', ')', ...) */
-    uint8_t building; /* 1 while a container's children are being read */
-    uint8_t layout;   /* CODE: which layout matched (pyprof__mcode_layout) */
-    uint32_t len;     /* STR/BYTES: byte length; containers: elements (DICT: pairs) */
-    uint64_t pos;     /* offset of the type byte in the buffer */
     union {
         int64_t i;     /* INT, BOOL */
         double d;      /* FLOAT */
-        uint64_t str;  /* STR/BYTES: offset of the bytes in the buffer */
+        uint32_t str;  /* STR/BYTES: offset of the bytes in the buffer */
         uint32_t kids; /* containers: index of the first child in doc->kids */
         struct {
             uint32_t kids; /* filename, name */
             int32_t line;  /* co_firstlineno */
         } code;
     } u;
+    uint32_t len;     /* STR/BYTES: byte length; containers: elements (DICT: pairs) */
+    uint32_t pos;     /* offset of the type byte in the buffer */
+    uint32_t memo;    /* free for the consumer (0 after a load): pstats.c caches ids here */
+    uint8_t kind;     /* pyprof__mkind */
+    uint8_t code;     /* the type code as read, without FLAG_REF ('z', ')', ...) */
+    uint8_t reserved; /* 0 */
+    uint8_t layout;   /* CODE: which layout matched (pyprof__mcode_layout) */
 } pyprof__mobj;
+
+/* Inputs this long or longer are refused (offsets are 32-bit). */
+#define PYPROF__MARSHAL_MAX_SIZE ((size_t)UINT32_MAX)
 
 /* Code-object layouts (docs/formats.md 2.9). */
 typedef enum pyprof__mcode_layout {
@@ -126,6 +132,12 @@ void pyprof__marshal_free(pyprof__marshal_doc *doc);
  * the decoder guarantees len children exist; DICT has 2*len). */
 static inline const pyprof__mobj *
 pyprof__marshal_obj(const pyprof__marshal_doc *doc, uint32_t i)
+{
+    return &doc->objs[i];
+}
+/* The same, writable (for the memo field). */
+static inline pyprof__mobj *
+pyprof__marshal_obj_mut(pyprof__marshal_doc *doc, uint32_t i)
 {
     return &doc->objs[i];
 }

@@ -92,7 +92,18 @@ uint32_t pyprof__idtab_find(const pyprof__idtab *t, uint64_t h, pyprof__idtab_eq
 /* Insert id (known absent) with hash h; rehash uses `rehash(ctx, id)`. */
 int pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
                          uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
+/* Grow (never shrink) to hold `n` ids in all without further rehashing. */
+int pyprof__idtab_reserve(pyprof__idtab *t, size_t n,
+                          uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
 void pyprof__idtab_free(pyprof__idtab *t);
+
+/* ---- stack tree fast path ---------------------------------------------------------
+ * Append the child `func` of `parent`, which the caller KNOWS is not in the
+ * tree yet (e.g. `parent` was itself created a moment ago): the lookup that
+ * pyprof_profile_stack_child does first is skipped.  Readers of big folded
+ * files create millions of nodes this way. */
+int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
+                                 pyprof_id func);
 
 /* ---- UTF-8 ---------------------------------------------------------------------- */
 /* Length of the valid UTF-8 prefix of s[0..len) (== len when all valid). */

@@ -309,6 +309,17 @@ test_refs(void)
         TAP_OK(kid(&d, o, 0)->kind == PYPROF__M_BYTES, "  Python 2 t strings are bytes");
     }
     pyprof__marshal_free(&d);
+
+    /* a Python 2 unicode string first: 'u' decides nothing, 't' then does */
+    static const char b4[] = "(\x03\x00\x00\x00u\x01\x00\x00\x00"
+                             "at\x01\x00\x00\x00"
+                             "b"
+                             "R\x00\x00\x00\x00";
+    o = LOAD_ONE(d, b4, sizeof b4 - 1, PYPROF__M_TUPLE, "Python 2 stream starting with 'u'");
+    TAP_OK(o && d.dialect == PYPROF__MDIALECT_PY2 &&
+               pyprof__marshal_kid(&d, o, 1) == pyprof__marshal_kid(&d, o, 2),
+           "  is still Python 2, and R finds the t string");
+    pyprof__marshal_free(&d);
 }
 
 /* ---- code objects --------------------------------------------------------- */

@@ -460,6 +460,19 @@ test_handmade(void)
         pyprof_profile_free(p);
     }
 
+    /* bools are ints to Python: ('a', True, 'f'): (True, 2, ...) */
+    static const char bools[] =
+        "{(\x03\x00\x00\x00" ZS("\x01", "a") "T" ZS("\x01", "f") "(\x05\x00\x00\x00T" I32("\x02")
+            G15 "F{00";
+    TAP_IS_INT(read_mem(&p, bools, sizeof bools - 1, &err), 0, "bool line and counts read");
+    if (p) {
+        const pyprof_func *f = pyprof_profile_func(p, 0);
+        TAP_OK(f->line == 1 && f->counts.primcalls == 1 && f->counts.ncalls == 2 &&
+                   f->counts.cumtime == 0.0,
+               "  as 1 and 0");
+        pyprof_profile_free(p);
+    }
+
     static const struct {
         const char *bytes;
         size_t n;
@@ -509,6 +522,34 @@ test_handmade(void)
                      err.message);
         pyprof_profile_free(p);
     }
+}
+
+/* pyprof_profile_reserve (core:, added for this reader) changes capacity only. */
+static void
+test_reserve(void)
+{
+    pyprof_profile *p;
+    pyprof_profile_new(&p);
+    pyprof_id file, name, f[300], e;
+    pyprof_profile_intern(p, &file, "a.py", 4);
+    TAP_IS_INT(pyprof_profile_reserve(p, 300, 1000), 0, "reserve on an empty profile");
+    TAP_IS_INT(pyprof_profile_func_count(p), 0, "  adds no function");
+    int ok = 1;
+    for (int i = 0; i < 300; i++) {
+        char buf[16];
+        snprintf(buf, sizeof buf, "f%d", i);
+        pyprof_profile_intern(p, &name, buf, strlen(buf));
+        ok &= pyprof_profile_func_intern(p, &f[i], file, i, name, 0, NULL) == 0 &&
+              f[i] == (pyprof_id)i;
+        if (i)
+            ok &= pyprof_profile_edge_intern(p, &e, f[i - 1], f[i], NULL) == 0;
+    }
+    TAP_IS_INT(pyprof_profile_reserve(p, 10, 10), 0, "reserve on a filled profile");
+    for (int i = 1; i < 300; i++)
+        ok &= pyprof_profile_edge_find(p, f[i - 1], f[i]) == (pyprof_id)(i - 1) &&
+              pyprof_profile_func_find(p, file, i, pyprof_profile_func(p, f[i])->name, 0) == f[i];
+    TAP_OK(ok, "  functions and edges are found after reserving");
+    pyprof_profile_free(p);
 }
 
 /* ---- out of memory ---------------------------------------------------------- */
@@ -639,6 +680,7 @@ main(void)
     test_zstd_same("pstats/cprofile_py311.pstats", "pstats/cprofile_py311_2frames.pstats.zst");
     test_zstd_same("pstats/profile_py27.pstats", "pstats/profile_py27.pstats.zst");
     test_handmade();
+    test_reserve();
     test_oom("pstats/profile_py311.pstats");
     test_oom("pstats/cprofile_py27.pstats");
     test_corpus();

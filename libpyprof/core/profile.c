@@ -443,6 +443,21 @@ pyprof_profile_edge_intern(pyprof_profile *p, pyprof_id *out, pyprof_id caller, 
     return 0;
 }
 
+int
+pyprof_profile_reserve(pyprof_profile *p, size_t nfuncs, size_t nedges)
+{
+    size_t f, e;
+    if (pyprof__add_overflows(p->nfuncs, nfuncs, &f) ||
+        pyprof__add_overflows(p->nedges, nedges, &e))
+        return PYPROF_ENOMEM;
+    if (PYPROF_GROW(p->funcs, p->funcs_cap, f) < 0 ||
+        pyprof__idtab_reserve(&p->func_tab, f, func_rehash, p) < 0 ||
+        PYPROF_GROW(p->edges, p->edges_cap, e) < 0 ||
+        pyprof__idtab_reserve(&p->edge_tab, e, edge_rehash, p) < 0)
+        return PYPROF_ENOMEM;
+    return 0;
+}
+
 size_t
 pyprof_profile_edge_count(const pyprof_profile *p)
 {
@@ -559,6 +574,14 @@ pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, 
         *out = id;
         return 0;
     }
+    return pyprof__profile_stack_append(p, out, parent, func);
+}
+
+int
+pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func)
+{
+    uint64_t h = pyprof__hash_mix(parent, func);
+    uint32_t id;
     if ((parent != PYPROF_NONE && parent >= p->nnodes) || func >= p->nfuncs)
         return PYPROF_EINVAL;
     if (p->nnodes >= UINT32_MAX - 1)

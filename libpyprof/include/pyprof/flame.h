@@ -56,13 +56,16 @@ typedef struct pyprof_flame_options {
     double factor;         /**< multiply displayed counts (1) */
     double total;          /**< override the total used for widths (0: the sum) */
     const char *notes;     /**< text for the NOTES comment / script */
+    int diff_vanished;     /**< differential: widths max(before, after), so that frames
+                                that vanished are drawn too (blue); 0: after, as
+                                flamegraph.pl */
 } pyprof_flame_options;
 
 #define PYPROF_FLAME_OPTIONS_VERSION 1
 #define PYPROF_FLAME_OPTIONS_INIT                                                                  \
     {                                                                                              \
         PYPROF_FLAME_OPTIONS_VERSION, NULL, NULL, 1200, 16, 0.1, 0, "Verdana", 12, 0.59,           \
-            "samples", "Function:", "hot", NULL, 0, NULL, 0, 0, 0, 0, 1, 0, NULL                   \
+            "samples", "Function:", "hot", NULL, 0, NULL, 0, 0, 0, 0, 1, 0, NULL, 0                \
     }
 
 /** One drawn frame of a flame graph. */
@@ -82,10 +85,12 @@ typedef struct pyprof_flame pyprof_flame;
 /**
  * Lay out the flame graph of `p` (which must have stacks: PYPROF_ECAPS
  * otherwise; see pyprof_profile_estimate_stacks).  `opts` may be NULL.
- * No valid samples (total 0) is PYPROF_EFORMAT "no samples".
+ * No valid samples (total 0) is PYPROF_EFORMAT "no samples".  The profile
+ * is not changed, but its lazily built index of stack children may be
+ * (hence not const); the layout reads the stack tree in place.
  */
-int pyprof_flame_layout(pyprof_flame **out, const pyprof_profile *p,
-                        const pyprof_flame_options *opts, pyprof_error *err);
+int pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_options *opts,
+                        pyprof_error *err);
 
 /** Free a layout; NULL is allowed. */
 void pyprof_flame_free(pyprof_flame *f);
@@ -111,7 +116,7 @@ int pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error
 /**
  * Lay out and write in one call; `type` is "svg" or "png" (NULL: "svg").
  */
-int pyprof_render_flame(const pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
+int pyprof_render_flame(pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
                         pyprof_output *o, pyprof_error *err);
 
 /**
@@ -123,11 +128,11 @@ size_t pyprof_flame_frame_label(const pyprof_profile *p, pyprof_id func, char *b
 
 /**
  * Give a profile that has a call graph but no stacks (pstats) an estimated
- * stack tree: from each root function (no callers), descend into callees
- * splitting each function's cumulative time among its callers in proportion
- * to the edge's cumulative time, as caller-ratio estimators (flameprof,
- * gprof2dot) do.  Recursion is cut at the first repeat of a function on the
- * path, and paths deeper than `max_depth` (0: 256) are cut there.  Sets
+ * stack tree: from each root (a function's cumulative time that its
+ * callers' edges do not account for), descend into callees, splitting each
+ * function's time among its callees in proportion to the edges' cumulative
+ * times, as caller-ratio estimators (flameprof, gprof2dot) do.  Recursion is cut at the first
+ * repeat of a function on the path, and paths deeper than `max_depth` (0: 256) are cut there.  Sets
  * metadata "stacks_estimated" = "1".  Does nothing if `p` has stacks.
  */
 int pyprof_profile_estimate_stacks(pyprof_profile *p, unsigned max_depth, pyprof_error *err);
