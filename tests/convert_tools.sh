@@ -158,6 +158,31 @@ else
     skip "fewer than 3 pstats inputs"; skip "fewer than 3 pstats inputs"
 fi
 
+# --- pyprof-diff --flame equals difffolded.pl (as sets: difffolded.pl prints in hash order) ---
+pairs=0
+for d in "${PYPROF_CORPUS:-/nonexistent}"/collapsed/diffpair_*; do
+    [ -f "$d/expected/difffolded.txt" ] || continue
+    set -- $(sed -n 's/.*difffolded\.pl \([^ -][^ ]*\) \([^ ]*\) > expected\/difffolded\.txt$/\1 \2/p' \
+        $d/expected/commands.tsv)
+    [ $# = 2 ] || continue
+    pairs=$((pairs + 1))
+    name=$(basename $d)
+    $B/pyprof-diff "$d/$1" "$d/$2" --flame $T/d.folded >/dev/null &&
+        sort $T/d.folded > $T/got && sort $d/expected/difffolded.txt > $T/want
+    check "$name: pyprof-diff --flame .folded = difffolded.pl" "cmp -s $T/got $T/want"
+    $B/pyprof-diff --normalize "$d/$1" "$d/$2" --flame $T/dn.folded >/dev/null &&
+        sort $T/dn.folded > $T/got && sort $d/expected/difffolded_n.txt > $T/want
+    check "$name: --normalize = difffolded.pl -n" "cmp -s $T/got $T/want"
+    $B/pyprof-diff "$d/$1" "$d/$2" --flame $T/d.svg >/dev/null
+    check "$name: differential flame graph SVG" "grep -q '<svg' $T/d.svg"
+done
+[ $pairs -gt 0 ] || skip "corpus absent: no difffolded.pl references"
+set -- $inputs
+if [ $# -ge 2 ]; then
+    $B/pyprof-diff "$1" "$2" --flame $T/p.svg >/dev/null
+    check "pstats vs pstats: --flame draws estimated stacks" "grep -q '<svg' $T/p.svg"
+fi
+
 # --- errors ----------------------------------------------------------------------------------
 $B/pyprof-convert $FX/convert/p2c.callgrind -o $T/x.unknown 2>$T/err; rc=$?
 check "unknown output type is a usage error (exit 2)" "[ $rc = 2 ]"

@@ -29,8 +29,9 @@ usage(void)
            "      --threshold PCT   hide changes smaller than PCT percent of the total\n"
            "      --sort KEY        order by the change of 'self' (default) or 'total' time\n"
            "  -n, --limit N         show at most N changed functions\n"
-           "      --flame FILE      also write the differential stacks (BEFORE and AFTER\n"
-           "                        counts per stack, as difffolded.pl) to FILE.folded\n"
+           "      --flame FILE      also write a differential flame graph: FILE.svg or\n"
+           "                        FILE.png, or FILE.folded for the stacks with both\n"
+           "                        counts (as difffolded.pl)\n"
            "  -h, --help            show this help and exit\n"
            "      --version         show version information and exit\n"
            "\n"
@@ -51,22 +52,35 @@ load(pyprof_profile **p, const char *path, const char *format)
     return 0;
 }
 
+/* The differential stacks (BEFORE and AFTER weight per stack, as
+ * difffolded.pl): as folded text, or drawn by the flame renderer.  A side
+ * without stacks (pstats) gets them estimated from its call graph first. */
 static int
 write_flame(const char *path, pyprof_profile *before, pyprof_profile *after, int normalize)
 {
     pyprof_error err = PYPROF_ERROR_INIT;
     pyprof_profile *d = NULL;
     pyprof_output *out = NULL;
-    if (pyprof_diff_stacks(&d, before, after, normalize, &err) < 0) {
-        cli_error(&err);
-        return CLI_EXIT_DATA;
-    }
+    const char *ext = strrchr(path, '.');
     int status = CLI_EXIT_DATA;
+    if (pyprof_profile_estimate_stacks(before, 0, &err) < 0 ||
+        pyprof_profile_estimate_stacks(after, 0, &err) < 0 ||
+        pyprof_profile_diff_stacks(&d, before, after, normalize, &err) < 0) {
+        cli_error(&err);
+        goto done;
+    }
     if (pyprof_output_open_file(&out, path, &err) < 0) {
         cli_error(&err);
         goto done;
     }
-    if (pyprof_profile_write(d, out, "collapsed", NULL, &err) < 0) {
+    int rc;
+    if (ext && (strcmp(ext, ".svg") == 0 || strcmp(ext, ".png") == 0)) {
+        pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
+        rc = pyprof_render_flame(d, &fo, ext + 1, out, &err);
+    } else {
+        rc = pyprof_profile_write(d, out, "collapsed", NULL, &err);
+    }
+    if (rc < 0) {
         cli_error(&err);
         pyprof_output_abort(out);
         goto done;
@@ -165,11 +179,10 @@ main(int argc, char **argv)
     if (format && !pyprof_format_canonical(format))
         cli_usage_fail("unknown input format '%s'", format);
     if (flame) {
-        const char *ft = pyprof_writer_from_path(flame);
-        if (!ft || strcmp(ft, "collapsed") != 0)
-            cli_usage_fail("--flame %s: only differential folded stacks (.folded) can be "
-                           "written yet; render them with flamegraph.pl",
-                           flame);
+        const char *ft = pyprof_writer_from_path(flame), *ext = strrchr(flame, '.');
+        if (!(ft && strcmp(ft, "collapsed") == 0) &&
+            !(ext && (strcmp(ext, ".svg") == 0 || strcmp(ext, ".png") == 0)))
+            cli_usage_fail("--flame %s: the name must end in .svg, .png or .folded", flame);
     }
     if (!cli_output_is_safe(output, argv + optind, 2) ||
         (flame && !cli_output_is_safe(flame, argv + optind, 2)))

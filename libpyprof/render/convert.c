@@ -18,6 +18,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <pyprof/flame.h>
+
 #include "render/convert_int.h"
 
 /* ---- notes ------------------------------------------------------------------ */
@@ -232,7 +234,10 @@ bool
 pyprof__unit_is_seconds(const pyprof_profile *p)
 {
     const char *u = pyprof_profile_meta_get(p, "time_unit");
-    return !u || strcmp(u, "seconds") == 0;
+    if (u)
+        return strcmp(u, "seconds") == 0;
+    /* unset: pstats-like data is in seconds, stacks count samples */
+    return !(pyprof_profile_caps(p) & PYPROF_CAP_STACKS);
 }
 
 static int
@@ -441,7 +446,10 @@ pyprof__func_display(const pyprof_profile *p, pyprof_id func, char *buf, size_t 
     const char *file = pyprof_profile_string(p, f->file);
     const char *name = pyprof_profile_string(p, f->name);
     size_t nl = strlen(name);
-    if (strcmp(file, "~") == 0 && f->line == 0) {
+    if ((f->flags & PYPROF_FUNC_FRAME_MASK) || (!file[0] && f->line == 0)) {
+        /* a frame of folded stacks: its own text */
+        pyprof_flame_frame_label(p, func, buf, size);
+    } else if (strcmp(file, "~") == 0 && f->line == 0) {
         if (nl >= 2 && name[0] == '<' && name[nl - 1] == '>')
             snprintf(buf, size, "{%.*s}", (int)(nl - 2), name + 1);
         else

@@ -66,6 +66,13 @@ cmp_rows(const void *x, const void *y)
     return a->key < b->key ? -1 : 1;
 }
 
+/* Seconds with microsecond digits, sample counts as integers. */
+static void
+num(char buf[48], double v, bool sign, bool seconds)
+{
+    pyprof__snprintf_c(buf, 48, seconds ? (sign ? "%+.6f" : "%.6f") : (sign ? "%+.0f" : "%.0f"), v);
+}
+
 static void
 fmt_rel(char *buf, size_t n, double delta, double before)
 {
@@ -220,6 +227,7 @@ pyprof_diff_write(pyprof_profile *before, pyprof_profile *after, pyprof_output *
                          ? pyprof_profile_string(after, pyprof_profile_source(after, 0)->name)
                          : "AFTER";
     bool txt = strcmp(type, "txt") == 0, json = strcmp(type, "json") == 0;
+    bool seconds = pyprof__unit_is_seconds(pa);
 
     if (json) {
         char b1[PYPROF__DBL_BUF], b2[PYPROF__DBL_BUF], b3[PYPROF__DBL_BUF];
@@ -238,14 +246,17 @@ pyprof_diff_write(pyprof_profile *before, pyprof_profile *after, pyprof_output *
                               "total_before,total_after,total_delta,total_rel,calls_before,"
                               "calls_after\n");
     } else {
-        pyprof_output_printf(o, "BEFORE: %s (total self %.6f)\nAFTER:  %s (total self %.6f)\n", lb,
-                             totb, la, tota);
+        char t1[48], t2[48];
+        num(t1, totb, false, seconds);
+        num(t2, tota, false, seconds);
+        pyprof_output_printf(o, "BEFORE: %s (total self %s)\nAFTER:  %s (total self %s)\n", lb, t1,
+                             la, t2);
         if (opts->normalize)
             pyprof_output_printf(o, "BEFORE scaled by %.6f to AFTER's total\n", scale);
         pyprof_output_printf(o, "\nChanged functions, by |delta %s|:\n",
                              by_total ? "total" : "self");
-        pyprof_output_puts(o, " self.before  self.after  self.delta  self.rel "
-                              "total.before total.after total.delta total.rel  function\n");
+        pyprof_output_puts(o, " self.before  self.after  self.delta  self.rel total.before "
+                              "total.after total.delta total.rel  function\n");
     }
     /* three passes: changed, new, vanished */
     bool first = true;
@@ -253,8 +264,8 @@ pyprof_diff_write(pyprof_profile *before, pyprof_profile *after, pyprof_output *
         if (txt && st > 0) {
             pyprof_output_printf(o, st == 1 ? "\nNew functions (only in AFTER):\n"
                                             : "\nVanished functions (only in BEFORE):\n");
-            pyprof_output_puts(o, st == 1 ? "  self.after total.after  function\n"
-                                          : " self.before total.before  function\n");
+            pyprof_output_puts(o, st == 1 ? " self.after total.after  function\n"
+                                          : "self.before total.before function\n");
         }
         for (size_t i = 0; i < nrows; i++) {
             struct row *r = &rows[i];
@@ -279,17 +290,23 @@ pyprof_diff_write(pyprof_profile *before, pyprof_profile *after, pyprof_output *
                 continue;
             }
             pyprof__func_display(keys, r->key, name, sizeof(name));
+            char v[6][48];
+            num(v[0], r->sb, false, seconds);
+            num(v[1], r->sa, false, seconds);
+            num(v[2], r->sa - r->sb, true, seconds);
+            num(v[3], r->tb, false, seconds);
+            num(v[4], r->ta, false, seconds);
+            num(v[5], r->ta - r->tb, true, seconds);
             if (st == 0) {
                 char rs[32], rt[32];
                 fmt_rel(rs, sizeof(rs), r->sa - r->sb, r->sb);
                 fmt_rel(rt, sizeof(rt), r->ta - r->tb, r->tb);
-                pyprof_output_printf(o, "%12.6f%12.6f%+12.6f%10s%13.6f%12.6f%+12.6f%10s  %s\n",
-                                     r->sb, r->sa, r->sa - r->sb, rs, r->tb, r->ta, r->ta - r->tb,
-                                     rt, name);
+                pyprof_output_printf(o, "%12s %11s %11s %9s %12s %11s %11s %9s  %s\n", v[0], v[1],
+                                     v[2], rs, v[3], v[4], v[5], rt, name);
             } else if (st == 1) {
-                pyprof_output_printf(o, "%12.6f%12.6f  %s\n", r->sa, r->ta, name);
+                pyprof_output_printf(o, "%11s %11s  %s\n", v[1], v[4], name);
             } else {
-                pyprof_output_printf(o, "%12.6f%12.6f  %s\n", r->sb, r->tb, name);
+                pyprof_output_printf(o, "%11s %11s  %s\n", v[0], v[3], name);
             }
         }
     }
@@ -305,65 +322,4 @@ out:
     pyprof_profile_free(ob);
     pyprof_profile_free(oa);
     return rc;
-}
-
-/* ---- differential stacks ------------------------------------------------------- */
-
-static int
-add_stacks(pyprof_profile *dst, const pyprof_profile *src, int metric, double scale)
-{
-    size_t nn = pyprof_profile_stack_count(src);
-    pyprof_id *map = pyprof__calloc(nn ? nn : 1, sizeof(*map));
-    if (!map)
-        return PYPROF_ENOMEM;
-    int rc = 0;
-    for (size_t i = 0; i < nn; i++) {
-        const pyprof_stack_node *nd = pyprof_profile_stack_node(src, (pyprof_id)i);
-        pyprof_id k;
-        PYPROF_TRY(key_of(dst, src, nd->func, &k));
-        pyprof_id parent = nd->parent == PYPROF_NONE ? PYPROF_NONE : map[nd->parent];
-        PYPROF_TRY(pyprof_profile_stack_child(dst, &map[i], parent, k));
-        pyprof_profile_stack_node_mut(dst, map[i])->self[metric] += nd->self[0] * scale;
-    }
-out:
-    pyprof__free(map);
-    return rc;
-}
-
-static double
-stack_total(const pyprof_profile *p)
-{
-    double t = 0;
-    for (size_t i = 0; i < pyprof_profile_stack_count(p); i++)
-        t += pyprof_profile_stack_node(p, (pyprof_id)i)->self[0];
-    return t;
-}
-
-int
-pyprof_diff_stacks(pyprof_profile **out, const pyprof_profile *before, const pyprof_profile *after,
-                   int normalize, pyprof_error *err)
-{
-    *out = NULL;
-    if (!(pyprof_profile_caps(before) & PYPROF_CAP_STACKS) ||
-        !(pyprof_profile_caps(after) & PYPROF_CAP_STACKS))
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
-                                "a differential flame graph needs stacks on both sides");
-    pyprof_profile *d;
-    int rc = pyprof_profile_new(&d);
-    if (rc < 0)
-        return pyprof_error_set(err, rc, NULL, NULL, -1, 0, "out of memory");
-    double tb = stack_total(before), ta = stack_total(after);
-    double scale = normalize && tb > 0 ? ta / tb : 1.0;
-    if ((rc = add_stacks(d, before, 0, scale)) < 0 || (rc = add_stacks(d, after, 1, 1.0)) < 0) {
-        pyprof_profile_free(d);
-        return pyprof_error_set(err, rc, NULL, NULL, -1, 0, "out of memory");
-    }
-    pyprof_profile_set_stack_metrics(d, 2);
-    const char *u = pyprof_profile_meta_get(after, "time_unit");
-    if (u && (rc = pyprof_profile_meta_set(d, "time_unit", u)) < 0) {
-        pyprof_profile_free(d);
-        return pyprof_error_set(err, rc, NULL, NULL, -1, 0, "out of memory");
-    }
-    *out = d;
-    return 0;
 }

@@ -170,14 +170,6 @@ typedef struct pyprof_diff_options {
 int pyprof_diff_write(pyprof_profile *before, pyprof_profile *after, pyprof_output *out,
                       const pyprof_diff_options *opts, pyprof_error *err);
 
-/**
- * Build a two-metric stack profile for a differential flame graph: metric 0
- * is BEFORE's weight of each stack, metric 1 is AFTER's (as difffolded.pl).
- * Both inputs need stacks (PYPROF_ECAPS otherwise).
- */
-int pyprof_diff_stacks(pyprof_profile **out, const pyprof_profile *before,
-                       const pyprof_profile *after, int normalize, pyprof_error *err);
-
 #ifdef __cplusplus
 }
 #endif
