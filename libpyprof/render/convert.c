@@ -379,6 +379,10 @@ pyprof__stack_view(pyprof_profile *p, pyprof_profile **view, pyprof_profile **ow
                                 "the profile has neither stacks nor a call graph to write");
     if ((rc = copy_profile(&q, p, err)) < 0)
         return rc;
+    /* the estimate is in the call graph's unit: say so before the stacks
+     * appear, or stack data would be taken for sample counts */
+    if (!pyprof_profile_meta_get(q, "time_unit"))
+        PYPROF_TRY(pyprof_profile_meta_set(q, "time_unit", "seconds"));
     size_t nf = pyprof_profile_func_count(q);
     on_path = pyprof__calloc(nf ? nf : 1, sizeof(*on_path));
     if (!on_path) {
