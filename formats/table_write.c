@@ -8,7 +8,11 @@
  *    "functions": [{"id", "file", "line", "name", "primcalls", "ncalls",
  *                   "tottime", "cumtime", "caller_only",
  *                   "callers": [{"id", "ncalls", "primcalls", "tottime",
- *                                "cumtime"}]}]}
+ *                                "cumtime"}]}],
+ *    "line_unit", "lines": [{"func", "line", "hits", "time"}]      (lprof)
+ *    "memory": [{"label", "child", "source", "samples": [[t, MiB]],
+ *                "functions": [{"name", "t0", "t1", "m0", "m1", "level"}]}]}
+ *                                                                 (mprofile)
  * CSV (RFC 4180, header line, "\r\n" free: "\n" line ends):
  *   id,file,line,name,primcalls,ncalls,tottime,cumtime
  * Rows in function id order (the input's order).
@@ -48,12 +52,104 @@ add_counts(cJSON *obj, const pyprof_counts *c)
            cJSON_AddNumberToObject(obj, "cumtime", c->cumtime);
 }
 
+/* Line timings (lprof): "line_unit" (seconds per time unit) and one
+ * record per line, "func" being an id of "functions". */
+static int
+add_lines(cJSON *root, pyprof_profile *p)
+{
+    size_t n = pyprof_profile_line_count(p);
+    if (!n)
+        return 0;
+    cJSON *lines;
+    if (!cJSON_AddNumberToObject(root, "line_unit", pyprof_profile_line_unit(p)) ||
+        !(lines = cJSON_AddArrayToObject(root, "lines")))
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const pyprof_line_stat *l = pyprof_profile_line(p, i);
+        cJSON *lo = cJSON_CreateObject();
+        if (!lo)
+            return PYPROF_ENOMEM;
+        cJSON_AddItemToArray(lines, lo);
+        if (!cJSON_AddNumberToObject(lo, "func", (double)l->func) ||
+            !cJSON_AddNumberToObject(lo, "line", (double)l->line) ||
+            !cJSON_AddNumberToObject(lo, "hits", (double)l->hits) ||
+            !cJSON_AddNumberToObject(lo, "time", l->time))
+            return PYPROF_ENOMEM;
+    }
+    return 0;
+}
+
+/* Memory timelines (mprofile): every series, merged ones overlaid, with
+ * its samples as [t, MiB] pairs and its function brackets. */
+static int
+add_memory(cJSON *root, pyprof_profile *p)
+{
+    size_t ns = pyprof_profile_mem_series_count(p);
+    if (!ns)
+        return 0;
+    cJSON *series = cJSON_AddArrayToObject(root, "memory");
+    if (!series)
+        return PYPROF_ENOMEM;
+    cJSON **samples = pyprof__calloc(ns, sizeof(*samples));
+    cJSON **brackets = pyprof__calloc(ns, sizeof(*brackets));
+    int rc = 0;
+    if (!samples || !brackets) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < ns; i++) {
+        const pyprof_mem_series *ms = pyprof_profile_mem_series(p, (pyprof_id)i);
+        cJSON *so = cJSON_CreateObject();
+        ADD_OR_FAIL(so);
+        cJSON_AddItemToArray(series, so);
+        ADD_OR_FAIL(cJSON_AddStringToObject(so, "label", pyprof_profile_string(p, ms->label)));
+        ADD_OR_FAIL(cJSON_AddNumberToObject(so, "child", (double)ms->child));
+        const pyprof_source *src = pyprof_profile_source(p, ms->source);
+        ADD_OR_FAIL(
+            cJSON_AddStringToObject(so, "source", src ? pyprof_profile_string(p, src->name) : ""));
+        ADD_OR_FAIL(samples[i] = cJSON_AddArrayToObject(so, "samples"));
+        ADD_OR_FAIL(brackets[i] = cJSON_AddArrayToObject(so, "functions"));
+    }
+    for (size_t i = 0; i < pyprof_profile_mem_sample_count(p); i++) {
+        const pyprof_mem_sample *m = pyprof_profile_mem_sample(p, i);
+        double pair[2] = {m->t, m->mib};
+        cJSON *a = cJSON_CreateDoubleArray(pair, 2);
+        ADD_OR_FAIL(a);
+        cJSON_AddItemToArray(samples[m->series], a);
+    }
+    for (size_t i = 0; i < pyprof_profile_mem_bracket_count(p); i++) {
+        const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(p, i);
+        cJSON *bo = cJSON_CreateObject();
+        ADD_OR_FAIL(bo);
+        cJSON_AddItemToArray(brackets[b->series], bo);
+        ADD_OR_FAIL(cJSON_AddStringToObject(bo, "name", pyprof_profile_string(p, b->name)));
+        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "t0", b->t0));
+        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "t1", b->t1));
+        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "m0", b->m0));
+        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "m1", b->m1));
+        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "level", b->level));
+    }
+out:
+    pyprof__free(samples);
+    pyprof__free(brackets);
+    return rc;
+}
+
 static int
 json_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opts,
            pyprof_error *err)
 {
     pyprof_profile *p, *owned;
+    unsigned caps = pyprof_profile_caps(in);
     int rc = pyprof__callgraph_view(in, &p, &owned, opts, err);
+    if (rc == PYPROF_ECAPS && (caps & (PYPROF_CAP_LINES | PYPROF_CAP_MEMORY))) {
+        /* line timings or a memory timeline alone: the table lists the
+         * functions they name, with no counters */
+        pyprof_error_clear(err);
+        p = in;
+        owned = NULL;
+        rc = 0;
+    }
     if (rc < 0)
         return rc;
     cJSON *root = NULL, *funcs;
@@ -90,10 +186,13 @@ json_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opt
             ADD_OR_FAIL(add_counts(eo, &e->counts));
         }
     }
+    PYPROF_TRY(add_lines(root, in));
+    PYPROF_TRY(add_memory(root, in));
     ADD_OR_FAIL(text = cJSON_PrintUnformatted(root));
     pyprof_output_puts(o, text);
     pyprof_output_write(o, "\n", 1);
-    table_notes(in, opts);
+    if (pyprof_profile_caps(in) & PYPROF_CAP_STACKS)
+        pyprof__note(opts->notes, "the function table has no stacks: only totals are kept");
 out:
     if (rc < 0)
         pyprof_error_set(err, rc, NULL, "json", -1, 0, "cannot write JSON: %s",

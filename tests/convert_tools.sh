@@ -183,6 +183,32 @@ if [ $# -ge 2 ]; then
     check "pstats vs pstats: --flame draws estimated stacks" "grep -q '<svg' $T/p.svg"
 fi
 
+# --- lprof: line times reconciled to one unit; mprofile: series overlaid ------------------
+L1=$FX/lprof/kernprof_py311.lprof L2=$FX/lprof/py27_p1.lprof
+if [ -f $L1 ] && [ -f $L2 ]; then
+    $B/pyprof-convert -q $L1 -o $T/l1.json && $B/pyprof-convert -q $L2 -o $T/l2.json &&
+        $B/pyprof-merge -q $L1 $L2 -o $T/l12.json
+    check "merged lprof: total line time in seconds is the sum of the inputs'" "$PY -c '
+import json, sys
+t = lambda f: (lambda d: sum(l[\"time\"] for l in d[\"lines\"]) * d[\"line_unit\"])(json.load(open(f)))
+a, b, m = t(\"$T/l1.json\"), t(\"$T/l2.json\"), t(\"$T/l12.json\")
+sys.exit(abs(m - a - b) > 1e-12 * max(1, m))'"
+else
+    skip "lprof fixtures absent"
+fi
+set -- $FX/mprofile/mprofile_*.dat
+if [ $# -ge 2 ] && [ -f "$1" ]; then
+    $B/pyprof-merge -q "$1" "$2" -o $T/m.json
+    s1=$($B/pyprof-convert -q "$1" -o - -t json | $PY -c 'import json,sys; print(len(json.load(sys.stdin)["memory"]))')
+    s2=$($B/pyprof-convert -q "$2" -o - -t json | $PY -c 'import json,sys; print(len(json.load(sys.stdin)["memory"]))')
+    sm=$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["memory"]))' $T/m.json)
+    check "merged mprofile overlays every series ($s1 + $s2 = $sm)" "[ \$(($s1 + $s2)) = '$sm' ]"
+else
+    skip "mprofile fixtures absent"
+fi
+$B/pyprof-merge $L1 $FX/convert/p2c.callgrind -o $T/mixed.json 2>$T/err; rc=$?
+check "merging profiles of different kinds is refused (exit 1)" "[ $rc = 1 ] && grep -q 'one kind' $T/err"
+
 # --- errors ----------------------------------------------------------------------------------
 $B/pyprof-convert $FX/convert/p2c.callgrind -o $T/x.unknown 2>$T/err; rc=$?
 check "unknown output type is a usage error (exit 2)" "[ $rc = 2 ]"
