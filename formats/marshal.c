@@ -8,9 +8,11 @@
  * frozendict, whose code is not pinned yet) and '?' (a failed dump) are
  * "unknown type code" errors.
  *
- * Structure: a recursive-descent reader whose depth is bounded by
- * max_depth (2000 as CPython; a frame is a few dozen bytes of C stack).  The
- * document is built as it goes: an object is allocated when its type byte
+ * Structure: an iterative reader.  Open containers wait on an explicit
+ * stack (the frames), so a deep input costs heap, bounded by max_depth
+ * (2000, as CPython), never C stack; only code objects, read field by field
+ * with trial and error, recurse, and their nesting has its own small bound.
+ * The document is built as it goes: an object is allocated when its type byte
  * is read, which is also when a FLAG_REF slot is numbered (CPython's
  * pre-order numbering), so a back-reference is just the index of an earlier
  * object.  Counted containers reserve their children's slots in doc->kids
@@ -36,6 +38,22 @@
  * others 4-6 longs, 8 objects, 1 long, 1 object. */
 #define CODE_FIELDS 8
 
+/* Code objects recurse on the C stack (one nested parse per field), so
+ * their nesting has its own, small bound.  Real code objects nest as deep
+ * as the functions of a module (a handful of levels). */
+#define MAX_CODE_DEPTH 64
+
+/* An open container on the parser's explicit stack. */
+enum frame_kind { FRAME_SEQUENCE, FRAME_DICT, FRAME_CODE };
+typedef struct frame {
+    uint32_t self;  /* the object being filled */
+    uint32_t n;     /* SEQUENCE: children expected */
+    uint32_t k;     /* children read so far (DICT: keys and values) */
+    uint32_t first; /* SEQUENCE: first child slot; DICT: start on the scratch stack */
+    uint8_t kind;   /* enum frame_kind */
+    bool code_ok;   /* children may be code objects (inside a code object) */
+} frame;
+
 typedef struct reader {
     pyprof__marshal_doc *doc;
     size_t pos;
@@ -47,12 +65,15 @@ typedef struct reader {
     size_t ninterned, interned_cap;
     uint32_t *scratch; /* dict pairs being collected */
     size_t nscratch, scratch_cap;
-    /* containers being read, outermost first: their indices increase, so
-     * "is this one still being read?" is a binary search here rather than a
-     * look at the object, a cache miss in a big document */
-    uint32_t *path;
-    size_t npath, path_cap;
-    size_t ncode; /* code objects seen: until one is, no reference can be one */
+    /* Containers being read, outermost first (code objects among them):
+     * the parser's explicit stack, so that nesting costs heap, not C stack.
+     * Their object indices increase, which makes "is this one still being
+     * read?" a binary search here rather than a look at the object (a cache
+     * miss in a big document). */
+    frame *frames;
+    size_t nframes, frames_cap;
+    uint32_t code_depth; /* code objects open */
+    size_t ncode;        /* code objects seen: until one is, no reference can be one */
     /* code objects: the layout being tried by the outermost one, which
      * nested code objects (in its consts) must share */
     uint8_t trial_layout;
@@ -234,12 +255,12 @@ push_u32(reader *r, uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
 static inline bool
 being_read(const reader *r, uint32_t o)
 {
-    size_t lo = 0, hi = r->npath;
+    size_t lo = 0, hi = r->nframes;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r->path[mid] == o)
+        if (r->frames[mid].self == o)
             return true;
-        if (r->path[mid] < o)
+        if (r->frames[mid].self < o)
             lo = mid + 1;
         else
             hi = mid;
@@ -259,7 +280,7 @@ note_string(reader *r, unsigned char code)
                                                                      : PYPROF__MDIALECT_PY3;
 }
 
-static int read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok);
+static int read_value(reader *r, uint32_t *out, uint32_t depth, bool code_ok);
 
 /* ---- scalars ------------------------------------------------------------- */
 
@@ -356,75 +377,77 @@ is_string(const pyprof__mobj *o)
     return o->kind == PYPROF__M_STR || o->kind == PYPROF__M_BYTES;
 }
 
-/* Tuples, lists, sets, frozensets: n then n objects, none of them NULL.
- * A 3-tuple (string, int, X) is a pstats key, where X may be a code object. */
 static int
-read_sequence(reader *r, uint32_t self, uint32_t n, uint32_t depth, bool code_ok)
+push_frame(reader *r, uint32_t self, uint8_t kind, uint32_t n, uint32_t first, bool code_ok)
+{
+    if (r->nframes == r->frames_cap && PYPROF_GROW(r->frames, r->frames_cap, r->nframes + 1) < 0)
+        return oom(r);
+    r->frames[r->nframes++] = (frame){self, n, 0, first, kind, code_ok};
+    return 0;
+}
+
+/* Tuples, lists, sets, frozensets, slices: n then n objects.  Reserve the
+ * children's slots and open a frame, or finish at once when n is 0. */
+static int
+open_sequence(reader *r, uint32_t self, uint32_t n, bool code_ok, bool *done)
 {
     uint32_t first = 0;
     int rc = reserve_kids(r, &first, n);
     if (rc < 0)
         return rc;
-    pyprof__marshal_doc *d = r->doc;
-    d->objs[self].len = n;
-    d->objs[self].u.kids = first;
-    if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0)
-        return rc;
-    for (uint32_t k = 0; k < n; k++) {
-        bool kid_code_ok = code_ok;
-        if (!kid_code_ok && r->code_in_keys && n == 3 && k == 2 &&
-            d->objs[self].kind == PYPROF__M_TUPLE) {
-            const pyprof__mobj *f = &d->objs[d->kids[first]];
-            const pyprof__mobj *l = &d->objs[d->kids[first + 1]];
-            kid_code_ok = is_string(f) && l->kind == PYPROF__M_INT;
-        }
-        uint32_t kid;
-        if ((rc = read_object(r, &kid, depth + 1, kid_code_ok)) < 0)
-            return rc;
-        d->kids[first + k] = kid;
+    r->doc->objs[self].len = n;
+    r->doc->objs[self].u.kids = first;
+    *done = n == 0;
+    return n ? push_frame(r, self, FRAME_SEQUENCE, n, first, code_ok) : 0;
+}
+
+/* Dict: key/value pairs until a NULL ('0') where a key would start; the
+ * pairs collect on the scratch stack, as the count is not written. */
+static int
+open_dict(reader *r, uint32_t self, bool code_ok, bool *done)
+{
+    if (left(r) < 1)
+        return truncated(r, "a dict");
+    *done = r->doc->buf[r->pos] == '0';
+    if (*done) {
+        r->pos++;
+        r->doc->objs[self].u.kids = (uint32_t)r->doc->nkids; /* no children */
+        return 0;
     }
-    r->npath--;
+    return push_frame(r, self, FRAME_DICT, 0, (uint32_t)r->nscratch, code_ok);
+}
+
+static int
+close_dict(reader *r, const frame *f)
+{
+    pyprof__marshal_doc *d = r->doc;
+    size_t n = r->nscratch - f->first;
+    uint32_t first = 0;
+    int rc = reserve_kids(r, &first, n);
+    if (rc < 0)
+        return rc;
+    memcpy(d->kids + first, r->scratch + f->first, n * sizeof(uint32_t));
+    r->nscratch = f->first;
+    d->objs[f->self].len = (uint32_t)(n / 2);
+    d->objs[f->self].u.kids = first;
     return 0;
 }
 
-/* Dict: key/value pairs until a NULL ('0') where a key would start. */
-static int
-read_dict(reader *r, uint32_t self, uint32_t depth, bool code_ok)
+/* May the next child of `f` be a code object?  Inside one, yes (its
+ * consts); else only as the third element of a pstats key, a 3-tuple
+ * (string, int, X). */
+static bool
+child_code_ok(const reader *r, const frame *f)
 {
-    pyprof__marshal_doc *d = r->doc;
-    size_t base = r->nscratch;
-    int rc;
-    if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0)
-        return rc;
-    for (;;) {
-        if (left(r) < 1)
-            return truncated(r, "a dict");
-        if (d->buf[r->pos] == '0') {
-            r->pos++;
-            break;
-        }
-        uint32_t key, val;
-        if ((rc = read_object(r, &key, depth + 1, code_ok)) < 0)
-            return rc;
-        if (left(r) >= 1 && d->buf[r->pos] == '0')
-            return fail(r, PYPROF_EFORMAT, r->pos, "dict key without a value");
-        if ((rc = read_object(r, &val, depth + 1, code_ok)) < 0)
-            return rc;
-        if ((rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, key)) < 0 ||
-            (rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, val)) < 0)
-            return rc;
-    }
-    size_t n = r->nscratch - base;
-    uint32_t first = 0;
-    if ((rc = reserve_kids(r, &first, n)) < 0)
-        return rc;
-    if (n) /* an empty dict may have no scratch array at all */
-        memcpy(d->kids + first, r->scratch + base, n * sizeof(uint32_t));
-    r->nscratch = base;
-    d->objs[self].len = (uint32_t)(n / 2);
-    d->objs[self].u.kids = first;
-    r->npath--;
-    return 0;
+    if (f->code_ok)
+        return true;
+    if (!r->code_in_keys || f->kind != FRAME_SEQUENCE || f->n != 3 || f->k != 2)
+        return false;
+    const pyprof__marshal_doc *d = r->doc;
+    if (d->objs[f->self].kind != PYPROF__M_TUPLE)
+        return false;
+    return is_string(&d->objs[d->kids[f->first]]) &&
+           d->objs[d->kids[f->first + 1]].kind == PYPROF__M_INT;
 }
 
 /* ---- code objects -------------------------------------------------------- */
@@ -470,7 +493,7 @@ read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
     for (int k = 0; k < CODE_FIELDS; k++) {
         size_t at = r->pos;
         /* nested code objects live in consts (field 1) */
-        if ((rc = read_object(r, &fields[k], depth + 1, k == 1)) < 0)
+        if ((rc = read_value(r, &fields[k], depth + 1, k == 1)) < 0)
             return rc;
         if (!kind_fits(&d->objs[fields[k]], code_types[layout][k]))
             return fail(r, PYPROF_EFORMAT, at, "code object field %d is %s", k,
@@ -482,7 +505,7 @@ read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
     for (int k = 0; k < (layout == PYPROF__MCODE_PY311 ? 2 : 1); k++) {
         size_t at = r->pos;
         uint32_t t;
-        if ((rc = read_object(r, &t, depth + 1, false)) < 0)
+        if ((rc = read_value(r, &t, depth + 1, false)) < 0)
             return rc;
         if (d->objs[t].kind != PYPROF__M_BYTES)
             return fail(r, PYPROF_EFORMAT, at, "code object line table is %s",
@@ -537,7 +560,7 @@ read_code(reader *r, uint32_t self, uint32_t depth)
     }
 
     size_t pos = r->pos, nobjs = d->nobjs, nkids = d->nkids, nrefs = r->nrefs;
-    size_t ninterned = r->ninterned, nscratch = r->nscratch, npath = r->npath;
+    size_t ninterned = r->ninterned, nscratch = r->nscratch, nframes = r->nframes;
     pyprof__mdialect dialect = d->dialect;
     bool flag_ref_seen = d->flag_ref_seen;
     /* the error of the attempt that got furthest is the most telling */
@@ -565,7 +588,7 @@ read_code(reader *r, uint32_t self, uint32_t depth)
         r->nrefs = nrefs;
         r->ninterned = ninterned;
         r->nscratch = nscratch;
-        r->npath = npath;
+        r->nframes = nframes;
         d->dialect = dialect;
         d->flag_ref_seen = flag_ref_seen;
     }
@@ -573,10 +596,16 @@ read_code(reader *r, uint32_t self, uint32_t depth)
                 (unsigned long long)d->objs[self].pos, best_msg);
 }
 
-/* ---- the dispatcher ------------------------------------------------------ */
+/* ---- the parser ------------------------------------------------------------ */
 
+/*
+ * Start the object whose type byte is next, at nesting `depth`.  Scalars,
+ * strings, references and code objects are read whole (*done = true);
+ * a container with children is created and its frame pushed (*done =
+ * false): read_value then reads its children.
+ */
 static int
-read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
+open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
 {
     pyprof__marshal_doc *d = r->doc;
     size_t at = r->pos;
@@ -586,6 +615,7 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
                     (unsigned long)r->max_depth);
     if (left(r) < 1)
         return truncated(r, "an object");
+    *done = true;
     unsigned char byte = d->buf[r->pos++];
     unsigned char code = byte & 0x7F;
     bool flag = byte & FLAG_REF;
@@ -734,25 +764,87 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
         } else if ((rc = read_size(r, &n, "a container")) < 0) {
             return rc;
         }
-        return read_sequence(r, self, n, depth, code_ok);
+        return open_sequence(r, self, n, code_ok, done);
     case '{':
         o->kind = PYPROF__M_DICT;
-        return read_dict(r, self, depth, code_ok);
+        return open_dict(r, self, code_ok, done);
     case ':':
         o->kind = PYPROF__M_SLICE;
-        return read_sequence(r, self, 3, depth, code_ok);
+        return open_sequence(r, self, 3, code_ok, done);
     case 'c':
         if (!code_ok)
             return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
+        if (r->code_depth >= MAX_CODE_DEPTH)
+            return fail(r, PYPROF_ELIMIT, at, "code objects nested deeper than %d levels",
+                        MAX_CODE_DEPTH);
         o->kind = PYPROF__M_CODE;
         r->ncode++;
-        if ((rc = push_u32(r, &r->path, &r->npath, &r->path_cap, self)) < 0 ||
-            (rc = read_code(r, self, depth)) < 0)
+        /* a frame only so that references see it is open; the fields are
+         * read by nested read_value calls above it */
+        if ((rc = push_frame(r, self, FRAME_CODE, 0, 0, true)) < 0)
             return rc;
-        r->npath--;
+        r->code_depth++;
+        rc = read_code(r, self, depth);
+        r->code_depth--;
+        if (rc < 0)
+            return rc;
+        r->nframes--;
         return 0;
     default:
         return fail(r, PYPROF_EFORMAT, at, "unknown type code 0x%02x", byte);
+    }
+}
+
+/*
+ * Read one whole object at nesting `depth`, iteratively: open containers
+ * wait on r->frames, each finished object is handed to the innermost one,
+ * and full containers close in turn.  Frames below the entry level belong
+ * to callers (a code object's fields are read by nested calls).
+ */
+static int
+read_value(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
+{
+    pyprof__marshal_doc *d = r->doc;
+    size_t base = r->nframes;
+    int rc;
+    for (;;) {
+        /* the value itself, or the next child of the innermost container */
+        bool kid_code_ok = code_ok, done;
+        size_t open = r->nframes - base;
+        if (open)
+            kid_code_ok = child_code_ok(r, &r->frames[r->nframes - 1]);
+        uint32_t obj = 0;
+        if ((rc = open_object(r, &obj, &done, depth + (uint32_t)open, kid_code_ok)) < 0)
+            return rc;
+        while (done) {
+            if (r->nframes == base) {
+                *out = obj;
+                return 0;
+            }
+            frame *f = &r->frames[r->nframes - 1];
+            if (f->kind == FRAME_SEQUENCE) {
+                d->kids[f->first + f->k++] = obj;
+                done = f->k == f->n;
+            } else { /* FRAME_DICT */
+                if ((rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, obj)) < 0)
+                    return rc;
+                bool was_key = (f->k++ & 1) == 0;
+                if (left(r) < 1)
+                    return truncated(r, "a dict");
+                if (d->buf[r->pos] != '0')
+                    done = false; /* a value, or the next key, follows */
+                else if (was_key)
+                    return fail(r, PYPROF_EFORMAT, r->pos, "dict key without a value");
+                else if ((rc = close_dict(r, f)) < 0)
+                    return rc;
+                else
+                    r->pos++; /* the '0' that ends the dict */
+            }
+            if (done) {
+                obj = f->self;
+                r->nframes--;
+            }
+        }
     }
 }
 
@@ -777,11 +869,11 @@ pyprof__marshal_load(pyprof__marshal_doc *doc, const unsigned char *buf, size_t 
         return PYPROF_ENOMEM;
     }
     uint32_t top;
-    int rc = read_object(&r, &top, 0, false);
+    int rc = read_value(&r, &top, 0, false);
     pyprof__free(r.refs);
     pyprof__free(r.interned);
     pyprof__free(r.scratch);
-    pyprof__free(r.path);
+    pyprof__free(r.frames);
     if (rc < 0)
         return rc;
     doc->top = top;

@@ -17,9 +17,10 @@
  * the four known layouts, but only where the caller allows them (the name
  * slot of a pstats key): elsewhere they are an error.
  *
- * Safety: the parse is recursive but bounded by a depth limit; every length
- * is checked against the bytes that remain, so no count can make it
- * allocate more than a small multiple of the input size.
+ * Safety: the parse is iterative (nesting costs heap, not C stack) and
+ * bounded by a depth limit; every length is checked against the bytes that
+ * remain, so no count can make it allocate more than a small multiple of
+ * the input size.
  */
 #ifndef PYPROF_MARSHAL_H
 #define PYPROF_MARSHAL_H

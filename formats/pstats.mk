@@ -8,7 +8,8 @@ TESTS += tests/t_marshal tests/t_pstats
 # shared library's export list: its test links the library statically.
 tests_t_marshal_SOURCES = tests/t_marshal.c tests/tap.h
 tests_t_marshal_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
-tests_t_marshal_LDFLAGS = -static
+tests_t_marshal_CFLAGS = $(AM_CFLAGS) -pthread
+tests_t_marshal_LDFLAGS = -static -pthread
 tests_t_marshal_LDADD = $(TEST_LIBS)
 
 tests_t_pstats_SOURCES = tests/t_pstats.c tests/tap.h

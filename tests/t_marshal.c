@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "marshal.h"
@@ -412,6 +413,46 @@ test_code(void)
     TAP_IS_INT(load(&d, b.b, b.n, true), PYPROF_EFORMAT, "code object as a dict value refused");
     pyprof__marshal_free(&d);
 
+    /* code objects nested in each other's consts: 64 levels are read, 65
+     * are refused (they are the one part of the parse that recurses) */
+    for (int levels = 64; levels <= 65; levels++) {
+        static unsigned char deep[65 * 80 + 64];
+        size_t n = 0;
+        static const char key[] = "(\x03\x00\x00\x00z\x01"
+                                  "ai\x00\x00\x00\x00";
+        memcpy(deep, key, sizeof key - 1);
+        n = sizeof key - 1;
+        for (int l = 0; l < levels; l++) {
+            deep[n++] = 0xE3;
+            memset(deep + n, 0, 20); /* 5 longs */
+            n += 20;
+            memcpy(deep + n, "s\x00\x00\x00\x00", 5); /* code */
+            n += 5;
+            memcpy(deep + n, l + 1 < levels ? "(\x01\x00\x00\x00" : "(\x00\x00\x00\x00", 5);
+            n += 5; /* consts: the next level, or nothing */
+        }
+        /* close every level, innermost first: names, localsplusnames,
+         * localspluskinds, filename, name, qualname, line, two tables */
+        static const char tail[] = "(\x00\x00\x00\x00(\x00\x00\x00\x00s\x00\x00\x00\x00"
+                                   "z\x01"
+                                   "fz\x01"
+                                   "gz\x01"
+                                   "g\x01\x00\x00\x00"
+                                   "s\x00\x00\x00\x00s\x00\x00\x00\x00";
+        unsigned char *big = malloc(n + levels * (sizeof tail - 1));
+        memcpy(big, deep, n);
+        for (int l = 0; l < levels; l++, n += sizeof tail - 1)
+            memcpy(big + n, tail, sizeof tail - 1);
+        int rc = load(&d, big, n, true);
+        if (levels == 64)
+            TAP_OK(rc == 0 && d.end == n, "64 nested code objects are read");
+        else
+            TAP_OK(rc == PYPROF_ELIMIT && strstr(d.err_msg, "code objects nested deeper"),
+                   "65 nested code objects are refused: %s", d.err_msg);
+        pyprof__marshal_free(&d);
+        free(big);
+    }
+
     /* a code object fitting no layout */
     b.n = 0;
     put(&b,
@@ -521,6 +562,48 @@ test_bad(void)
     free(bomb);
 }
 
+/* Nesting costs heap, not C stack: a million nested tuples, allowed by
+ * max_depth, decode in a thread with a 128 KiB stack. */
+struct deep_job {
+    const unsigned char *bytes;
+    size_t n;
+    int rc;
+};
+
+static void *
+deep_thread(void *arg)
+{
+    struct deep_job *job = arg;
+    pyprof__marshal_doc d;
+    pyprof__marshal_options o = {2000000, false};
+    job->rc = pyprof__marshal_load(&d, job->bytes, job->n, &o);
+    pyprof__marshal_free(&d);
+    return NULL;
+}
+
+static void
+test_small_stack(void)
+{
+    size_t depth = 1000000, n = 2 * depth + 1;
+    unsigned char *bomb = malloc(n);
+    for (size_t k = 0; k < depth; k++) {
+        bomb[2 * k] = ')';
+        bomb[2 * k + 1] = 1;
+    }
+    bomb[n - 1] = 'N';
+    struct deep_job job = {bomb, n, -100};
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 128 * 1024);
+    int started = pthread_create(&t, &attr, deep_thread, &job) == 0;
+    if (started)
+        pthread_join(t, NULL);
+    pthread_attr_destroy(&attr);
+    TAP_OK(started && job.rc == 0, "a million nested tuples decode on a 128 KiB thread stack");
+    free(bomb);
+}
+
 /* Every prefix of a real file is an error (not a crash), with an offset
  * inside the input; and single-byte corruptions never crash. */
 static void
@@ -582,6 +665,7 @@ main(void)
     test_refs();
     test_code();
     test_bad();
+    test_small_stack();
     test_fixture_damage("pstats/cprofile_py311.pstats");
     test_fixture_damage("pstats/profile_py311.pstats");
     test_fixture_damage("pstats/profile_py27.pstats");
