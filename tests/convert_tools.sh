@@ -183,6 +183,25 @@ if [ $# -ge 2 ]; then
     check "pstats vs pstats: --flame draws estimated stacks" "grep -q '<svg' $T/p.svg"
 fi
 
+# --- pyprof-diff -T dot: the graph of gprof2dot --compare (labels compared after dot -Tcanon) --
+cmp_cases=0
+for d in "${PYPROF_CORPUS:-/nonexistent}"/pstats/*; do
+    [ -f "$d/expected/gprof2dot_compare.dot" ] || continue
+    command -v dot >/dev/null 2>&1 || break
+    set -- $(sed -n 's/.*--compare -o expected\/gprof2dot_compare\.dot \([^ ]*\) \([^ ]*\)$/\1 \2/p' \
+        $d/expected/commands.tsv)
+    [ $# = 2 ] || continue
+    cmp_cases=$((cmp_cases + 1))
+    $B/pyprof-diff -T dot "$d/$1" "$d/$2" -o $T/c.dot
+    dot -Tcanon $T/c.dot | grep -o 'label="[^"]*"' | sort > $T/got
+    dot -Tcanon $d/expected/gprof2dot_compare.dot | grep -o 'label="[^"]*"' | sort > $T/want
+    check "$(basename $d): -T dot has the labels of gprof2dot --compare" \
+        "[ -s $T/want ] && cmp -s $T/got $T/want"
+    $B/pyprof-diff "$d/$1" "$d/$2" -o $T/c.svg
+    check "$(basename $d): -o x.svg draws the compare graph" "grep -q '<svg' $T/c.svg"
+done
+[ $cmp_cases -gt 0 ] || skip "corpus absent: no gprof2dot --compare reference"
+
 # --- lprof: line times reconciled to one unit; mprofile: series overlaid ------------------
 L1=$FX/lprof/kernprof_py311.lprof L2=$FX/lprof/py27_p1.lprof
 if [ -f $L1 ] && [ -f $L2 ]; then

@@ -23,7 +23,8 @@ usage(void)
            "Compare two profiles function by function, also across formats.\n"
            "\n"
            "  -o, --output FILE     write the table to FILE (default stdout)\n"
-           "  -T, --type TYPE       txt (default), json or csv; default from FILE's extension\n"
+           "  -T, --type TYPE       txt (default), json, csv, or a call graph coloured by\n"
+           "                        change: dot, svg, png, pdf; default from FILE's name\n"
            "  -f, --format NAME     read both inputs as NAME instead of probing\n"
            "      --normalize       scale BEFORE so that its total equals AFTER's\n"
            "      --threshold PCT   hide changes smaller than PCT percent of the total\n"
@@ -169,13 +170,10 @@ main(int argc, char **argv)
         type = cli_type_from_path(output);
     if (!type)
         type = "txt";
-    if (strcmp(type, "dot") == 0 || strcmp(type, "png") == 0 || strcmp(type, "svg") == 0 ||
-        strcmp(type, "pdf") == 0)
-        cli_usage_fail("-T %s: call graphs coloured by change are not available yet (this "
-                       "build has no dot renderer for diffs); use txt, json or csv",
-                       type);
-    if (strcmp(type, "txt") && strcmp(type, "json") && strcmp(type, "csv"))
-        cli_usage_fail("unknown output type '%s' (txt, json, csv)", type);
+    bool graph = strcmp(type, "dot") == 0 || strcmp(type, "png") == 0 || strcmp(type, "svg") == 0 ||
+                 strcmp(type, "pdf") == 0;
+    if (!graph && strcmp(type, "txt") && strcmp(type, "json") && strcmp(type, "csv"))
+        cli_usage_fail("unknown output type '%s' (txt, json, csv, dot, svg, png, pdf)", type);
     if (format && !pyprof_format_canonical(format))
         cli_usage_fail("unknown input format '%s'", format);
     if (flame) {
@@ -199,7 +197,17 @@ main(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
-    if (pyprof_diff_write(before, after, out, &dopt, &err) < 0) {
+    int rc;
+    if (graph) {
+        /* gprof2dot --compare: AFTER's functions also in BEFORE, coloured
+         * by the change (the dot renderer's compare mode) */
+        pyprof_dot_options go = PYPROF_DOT_OPTIONS_INIT;
+        go.type = type;
+        rc = pyprof_dot_render_compare(before, after, &go, out, &err);
+    } else {
+        rc = pyprof_diff_write(before, after, out, &dopt, &err);
+    }
+    if (rc < 0) {
         cli_error(&err);
         pyprof_output_abort(out);
         goto done;
