@@ -94,6 +94,18 @@ else
     skip "Python 2.7 absent"
 fi
 
+# --- estimated stacks of a cProfile file whose exec sits in an import cycle ----------------
+EX=${top_srcdir:-..}/examples/example.pstats
+if [ -f $EX ]; then
+    $B/pyprof-convert -q $EX -o $T/ex.folded && $B/pyprof-convert -q $EX -o $T/ex.json
+    check "estimated folded stacks hold the total self time (within 1%)" "$PY -c '
+import json, sys
+tot = sum(f[\"tottime\"] for f in json.load(open(\"$T/ex.json\"))[\"functions\"]) * 1e6
+got = sum(int(l.rsplit(None, 1)[1]) for l in open(\"$T/ex.folded\") if not l.startswith(\"#\"))
+sys.exit(abs(got - tot) > 0.01 * tot)'"
+    check "estimated folded stacks are marked in a # line" "head -1 $T/ex.folded | grep -q '^# stacks estimated'"
+fi
+
 # --- callgrind_annotate reads our callgrind ---------------------------------------------
 if command -v callgrind_annotate >/dev/null 2>&1; then
     $B/pyprof-convert -q $FX/convert/p2c.callgrind -o $T/o.callgrind

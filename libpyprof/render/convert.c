@@ -365,6 +365,7 @@ pyprof__stack_view(pyprof_profile *p, pyprof_profile **view, pyprof_profile **ow
 {
     int rc = 0;
     uint32_t *on_path = NULL;
+    bool *reached = NULL;
     struct est_frame *stack = NULL;
     size_t stack_cap = 0;
     pyprof_profile *q = NULL;
@@ -411,19 +412,49 @@ pyprof__stack_view(pyprof_profile *p, pyprof_profile **view, pyprof_profile **ow
         PYPROF_TRY(estimate_from_root(q, (pyprof_id)i, min_w, max_nodes, on_path, &stack,
                                       &stack_cap, &truncated));
     }
-    if (!any_root && nf) {
-        /* everything is in a cycle: start at the largest inclusive time */
-        pyprof_id best = 0;
-        for (size_t i = 1; i < nf; i++) {
-            if (effective_cum(q, (pyprof_id)i) > effective_cum(q, best))
-                best = (pyprof_id)i;
+    (void)any_root;
+    /* Time inside call cycles is reachable from no root: cProfile's
+     * builtins.exec is called by importlib, which the program run under
+     * exec calls in turn.  So more trees start at the largest function not
+     * placed yet, until (nearly) all self time is placed. */
+    double covered = 0;
+    reached = pyprof__calloc(nf ? nf : 1, sizeof(*reached));
+    if (!reached) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
+    for (int round = 0;; round++) {
+        covered = 0;
+        for (size_t i = 0; i < pyprof_profile_stack_count(q); i++) {
+            const pyprof_stack_node *nd = pyprof_profile_stack_node(q, (pyprof_id)i);
+            covered += nd->self[0];
+            reached[nd->func] = true;
         }
+        if (covered >= total * 0.999 || truncated || round == 64)
+            break;
+        pyprof_id best = PYPROF_NONE;
+        double best_cum = 0;
+        for (size_t i = 0; i < nf; i++) {
+            double c = reached[i] ? 0 : effective_cum(q, (pyprof_id)i);
+            if (c > best_cum) {
+                best_cum = c;
+                best = (pyprof_id)i;
+            }
+        }
+        if (best == PYPROF_NONE)
+            break;
         PYPROF_TRY(
             estimate_from_root(q, best, min_w, max_nodes, on_path, &stack, &stack_cap, &truncated));
     }
-    double covered = 0;
-    for (size_t i = 0; i < pyprof_profile_stack_count(q); i++)
-        covered += pyprof_profile_stack_node(q, (pyprof_id)i)->self[0];
+    if (covered > total && covered > 0) {
+        /* cProfile counts a recursive activation's time in the caller's
+         * cumulative time as well, so a cycle (exec -> import -> exec)
+         * passes some time down twice: scale back to the measured total */
+        double f = total / covered;
+        for (size_t i = 0; i < pyprof_profile_stack_count(q); i++)
+            pyprof_profile_stack_node_mut(q, (pyprof_id)i)->self[0] *= f;
+        covered = total;
+    }
     pyprof_profile_set_stack_metrics(q, 1);
     pyprof__note(opts->notes,
                  "the input has no stacks: stacks are estimated from caller ratios of the call "
@@ -439,6 +470,7 @@ out:
         pyprof_error_set(err, rc, NULL, NULL, -1, 0, "out of memory while estimating stacks");
     pyprof_profile_free(q);
     pyprof__free(on_path);
+    pyprof__free(reached);
     pyprof__free(stack);
     return rc;
 }
