@@ -42,3 +42,18 @@ dist_check_SCRIPTS += tests/convert_tools.sh
 CLEANFILES += convert_tools.tmp/*
 dist_man1_MANS += tools/pyprof-convert.1 tools/pyprof-merge.1 tools/pyprof-diff.1
 EXTRA_DIST += bench/merge.sh
+
+# Fuzz targets of the two readers (tests/fuzz/fuzz_read.c), replayed in make check.
+check_PROGRAMS += tests/fuzz/fuzz_callgrind tests/fuzz/fuzz_speedscope
+tests_fuzz_fuzz_callgrind_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_callgrind_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"callgrind"'
+tests_fuzz_fuzz_callgrind_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_callgrind_LDADD = $(TEST_LIBS)
+tests_fuzz_fuzz_speedscope_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_speedscope_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"speedscope"'
+tests_fuzz_fuzz_speedscope_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_speedscope_LDADD = $(TEST_LIBS)
+EXTRA_DIST += tests/fuzz/replay_callgrind.sh tests/fuzz/replay_speedscope.sh
+if !ENABLE_FUZZERS
+TESTS += tests/fuzz/replay_callgrind.sh tests/fuzz/replay_speedscope.sh
+endif
