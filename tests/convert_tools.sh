@@ -94,6 +94,24 @@ else
     skip "Python 2.7 absent"
 fi
 
+# every other CPython that pyenv has (3.6-3.13): our file prints as the original
+F311=$FX/pstats/cprofile_py311.pstats
+if [ -f $F311 ] && ls $HOME/.pyenv/versions/3.*/bin/python >/dev/null 2>&1; then
+    $B/pyprof-convert -q $F311 -o $T/v.pstats
+    good=0 all=0
+    for py in $HOME/.pyenv/versions/3.*/bin/python; do
+        all=$((all + 1))
+        if $py $T/table.py $F311 $T/v.pstats 2>/dev/null; then
+            good=$((good + 1))
+        else
+            echo "# $py prints a different table"
+        fi
+    done
+    check "pyenv's Python 3.x ($good/$all) print the same table from our pstats" "[ $good = $all ]"
+else
+    skip "pyenv Python 3.x absent"
+fi
+
 # --- estimated stacks of a cProfile file whose exec sits in an import cycle ----------------
 EX=${top_srcdir:-..}/examples/example.pstats
 if [ -f $EX ]; then

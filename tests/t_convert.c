@@ -635,6 +635,28 @@ test_oom(void)
     }
     TAP_OK(ok, "estimated-stack writer: every failed allocation is ENOMEM");
     pyprof_profile_free(p);
+
+    /* the readers, on the fixtures: fail allocation n, n = 0, 1, ... */
+    static const char *const files[] = {"convert/p2c.callgrind", "convert/evented.speedscope.json"};
+    for (size_t f = 0; f < 2; f++) {
+        ok = 1;
+        long n;
+        for (n = 0; n < 5000; n++) {
+            pyprof_profile *q = NULL;
+            pyprof_error err = PYPROF_ERROR_INIT;
+            pyprof__alloc_fail_after(n);
+            int rc = pyprof_profile_load(&q, tap_fixture(files[f]), NULL, &err);
+            pyprof__alloc_fail_after(-1);
+            pyprof_profile_free(q);
+            if (rc == 0)
+                break;
+            if (rc != PYPROF_ENOMEM) {
+                tap_diag("  allocation %ld: rc %d %s", n, rc, err.message);
+                ok = 0;
+            }
+        }
+        TAP_OK(ok && n < 5000, "%s: each failed allocation is ENOMEM (%ld sites)", files[f], n);
+    }
 }
 
 int
