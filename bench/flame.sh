@@ -79,4 +79,20 @@ for s in $SIZES; do
             g[1] / u[1], g[3] / u[3];
         printf "\n" }'
 done
+# Real stacks repeat: collapsed-real-1m (a real sampled run) concatenated 100
+# times is 100 MB whose stacks are few; the synthetic files above have a new
+# stack tail on almost every line (11 million tree nodes in 1 GB).
+real="$DATA/collapsed-real-1m.folded"
+if [ -r "$real" ] && [ -z "${NO_REAL:-}" ]; then
+    i=0
+    while [ $i -lt 100 ]; do cat "$real"; i=$((i + 1)); done > "$OUT/real100.folded"
+    wc=$(measure wc -l "$OUT/real100.folded")
+    us=$(measure "$TOOL" "$OUT/real100.folded" -o "$OUT/out.svg")
+    for row in "wc -l|$wc" "pyprof-flame|$us"; do
+        echo "${row#*|}" | awk -v t="${row%%|*}" \
+            '{printf "%-6s %-16s %9s %9s %10.1f\n", "real100", t, $1, $2, $3 / 1024}'
+    done
+    echo "$us|$wc" | awk -F'|' '{ split($1, u, " "); split($2, w, " ");
+        printf "real100 ratios: pyprof-flame / wc -l = %.1fx wall\n", u[1] / (w[1] > 0.001 ? w[1] : 0.001) }'
+fi
 [ -n "${FLAMEGRAPH_PL:-}" ] || echo "* flamegraph.pl: peer figures from shared/bench/README.md (another run, quiet machine)"

@@ -25,17 +25,14 @@
  * Metadata "stack_metrics" says what two metrics mean ("before,after" or
  * "time,memory").  Functions keep zero counters: the call graph implied by
  * the stacks is derived by the consumer that wants one
- * (pyprof_profile_derive_callgraph; pyprof-stats, pyprof-dot and
- * pyprof-convert do when a profile has stacks but no edges).  Deriving adds
+ * (pyprof_profile_derive_callgraph, when a profile has stacks but no
+ * edges: pyprof-dot and pyprof-convert do).  Deriving adds
  * to the counters, so exactly one party may do it, and a flame graph, which
  * needs only the stacks, should not pay for it on a 1 GB file.
  *
- * Speed and memory: lines are never kept.  Sorted folded files (all of
- * stackcollapse's output) repeat long prefixes, so the reader keeps the
- * previous line's stack text with each frame's end offset and tree node,
- * finds the common byte prefix with a word-at-a-time compare, and only
- * interns the frames after it.  Memory grows with distinct frames and
- * stack-tree nodes, never with the file size.
+ * Speed and memory: lines are never kept; memory grows with distinct
+ * frames and stack-tree nodes, never with the file size.  The per-stack
+ * work is in collapsed_stack.c.
  */
 #include "config.h"
 
@@ -44,41 +41,9 @@
 #include "collapsed.h"
 
 #define FORMAT "collapsed"
-/* How many malformed line numbers the metadata keeps (the count is exact). */
-#define MAX_BAD_LINES_KEPT 10
 /* pyflame timestamps are microseconds since the epoch: 16 digits today; 13
  * digits would still be 1970-01-06, so shorter numbers are not timestamps. */
 #define PYFLAME_TS_MIN_DIGITS 13
-
-enum dialect {
-    D_FOLDED,    /* flamegraph.pl grammar, py-spy, pyflame aggregated */
-    D_AUSTIN,    /* austin: metadata comments, P/T or Thread frames, signed/comma metrics */
-    D_PYFLAME_TS /* pyflame timestamp mode */
-};
-
-typedef struct reader {
-    pyprof_profile *p;
-    pyprof_input *in;
-    pyprof_error *err;
-    enum dialect dialect;
-    uint32_t shape; /* field-carrying frame shape of this file, 0 until one is seen */
-
-    /* previous stack: text, frame ends and nodes (the prefix cache) */
-    char *prev;
-    size_t prev_len, prev_cap;
-    uint32_t *fend;
-    pyprof_id *fnode;
-    size_t nframes, frames_cap;
-
-    /* frame text string id -> function id */
-    pyprof_id *func_of_str;
-    size_t fos_cap;
-
-    double root_self; /* weight of empty stacks: the root alone */
-    uint64_t good, blank, bad, crlf;
-    uint64_t bad_lines[MAX_BAD_LINES_KEPT];
-    bool two_counts, full_metrics, pending_ts;
-} reader;
 
 /* ---- line grammar ------------------------------------------------------------------------ */
 
@@ -168,214 +133,6 @@ split_austin_metrics(const char *s, size_t len, size_t *stack_len, double v[3], 
     return true;
 }
 
-/* ---- frames -------------------------------------------------------------------------------- */
-
-/* austin's leading process/thread frames: "P123", "T456", "T0:789", "Thread 7f12ab" */
-static bool
-is_austin_task_frame(const char *f, size_t n, size_t depth)
-{
-    if (depth > 1 || n < 2)
-        return false;
-    if (f[0] == 'P' && depth == 0) {
-        for (size_t i = 1; i < n; i++)
-            if (!is_digit(f[i]))
-                return false;
-        return true;
-    }
-    if (n > 7 && memcmp(f, "Thread ", 7) == 0)
-        return depth == 0;
-    if (f[0] == 'T') {
-        for (size_t i = 1; i < n; i++)
-            if (!is_digit(f[i]) && f[i] != ':' && f[i] != 'x' && !(f[i] >= 'a' && f[i] <= 'f'))
-                return false;
-        return true;
-    }
-    return false;
-}
-
-static int
-intern_text(reader *r, pyprof_id *out, const char *s, size_t n, bool plain)
-{
-    if (plain || (pyprof__utf8_valid_prefix((const unsigned char *)s, n) == n && !memchr(s, 0, n)))
-        return pyprof_profile_intern(r->p, out, s, n);
-    return pyprof_profile_intern_lossy(r->p, out, s, n, 0);
-}
-
-/* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
- * the text is known to be ASCII without NUL. */
-static int
-frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, bool plain)
-{
-    pyprof_id sid;
-    int rc = intern_text(r, &sid, f, n, plain);
-    if (rc < 0)
-        return rc;
-    if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
-        *out = r->func_of_str[sid];
-        return 0;
-    }
-    if (sid >= r->fos_cap) {
-        size_t old = r->fos_cap;
-        if (PYPROF_GROW(r->func_of_str, r->fos_cap, (size_t)sid + 1) < 0)
-            return PYPROF_ENOMEM;
-        for (size_t i = old; i < r->fos_cap; i++)
-            r->func_of_str[i] = PYPROF_NONE;
-    }
-
-    /* the text as stored may differ from f (U+FFFD substitutions): split that */
-    const char *text = pyprof_profile_string(r->p, sid);
-    size_t len = pyprof_profile_string_len(r->p, sid);
-    pyprof__frame_fields ff;
-    bool split = false;
-    uint32_t flags = PYPROF_FUNC_FRAME_NAME;
-    if (r->dialect == D_AUSTIN && is_austin_task_frame(text, len, depth)) {
-        flags |= PYPROF_FUNC_SYNTHETIC;
-    } else if (r->shape) {
-        split = pyprof__frame_split(text, len, r->shape, &ff);
-    } else {
-        static const uint32_t folded_shapes[] = {PYPROF_FUNC_FRAME_NAME_FILE_LINE,
-                                                 PYPROF_FUNC_FRAME_FILE_NAME_LINE};
-        static const uint32_t austin_shapes[] = {PYPROF_FUNC_FRAME_FILE_NAME_LINE,
-                                                 PYPROF_FUNC_FRAME_NAME_FILE_LINE,
-                                                 PYPROF_FUNC_FRAME_NAME_FILE};
-        const uint32_t *shapes = r->dialect == D_AUSTIN ? austin_shapes : folded_shapes;
-        size_t nshapes = r->dialect == D_AUSTIN ? 3 : 2;
-        for (size_t i = 0; i < nshapes && !split; i++)
-            if ((split = pyprof__frame_split(text, len, shapes[i], &ff)))
-                r->shape = shapes[i];
-    }
-    pyprof_id file = 0, name = sid;
-    int64_t line = 0;
-    if (split) {
-        if ((rc = pyprof_profile_intern(r->p, &file, ff.file, ff.file_len)) < 0 ||
-            (rc = pyprof_profile_intern(r->p, &name, ff.name, ff.name_len)) < 0)
-            return rc;
-        line = ff.line;
-        flags = ff.shape;
-    }
-    rc = pyprof_profile_func_intern(r->p, out, file, line, name, flags, NULL);
-    if (rc < 0)
-        return rc;
-    r->func_of_str[sid] = *out;
-    return 0;
-}
-
-/* Length of the common prefix of a and b, eight bytes at a time. */
-static size_t
-common_prefix(const char *a, size_t na, const char *b, size_t nb)
-{
-    size_t n = na < nb ? na : nb, i = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    while (i + 8 <= n) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        if (x != y)
-            return i + (size_t)__builtin_ctzll(x ^ y) / 8;
-        i += 8;
-    }
-#endif
-    while (i < n && a[i] == b[i])
-        i++;
-    return i;
-}
-
-/* True if s[0..n) is ASCII without NUL bytes (then it is valid UTF-8 as
- * it is, and needs no per-frame check); eight bytes at a time. */
-static bool
-plain_ascii(const char *s, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t acc = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        acc |= (w & highs) | ((w - ones) & ~w & highs);
-    }
-    if (acc)
-        return false;
-    for (; i < n; i++)
-        if ((unsigned char)s[i] >= 0x80 || s[i] == 0)
-            return false;
-    return true;
-}
-
-/* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
-static int
-add_stack(reader *r, const char *s, size_t len, double w0, double w1)
-{
-    int rc;
-    /* Perl's split drops trailing empty fields: "a;b;" is a;b, ";;" is nothing */
-    while (len > 0 && s[len - 1] == ';')
-        len--;
-    if (len == 0) {
-        r->root_self += w1;
-        return 0;
-    }
-    /* frames shared with the previous stack: those that end inside the
-     * common prefix, or exactly at its end when this stack ends there too */
-    size_t c = common_prefix(r->prev, r->prev_len, s, len);
-    size_t k = 0;
-    while (k < r->nframes && (r->fend[k] < c || (r->fend[k] == c && c == len)))
-        k++;
-    if (len > r->prev_cap) {
-        char *np = pyprof__realloc(r->prev, len);
-        if (!np)
-            return PYPROF_ENOMEM;
-        r->prev = np;
-        r->prev_cap = len;
-    }
-    memcpy(r->prev + c, s + c, len - c);
-    r->prev_len = len;
-    r->nframes = k;
-
-    pyprof_id parent = k ? r->fnode[k - 1] : PYPROF_NONE;
-    size_t pos = k ? (size_t)r->fend[k - 1] + 1 : 0;
-    if (pos > len) /* the shared frames cover the whole stack */
-        pos = len;
-    bool plain = plain_ascii(s + pos, len - pos);
-    /* once a frame is new to the tree, so are all frames under it: those
-     * are appended without a lookup (most of the work on big files) */
-    bool fresh = false;
-    while (pos < len) {
-        const char *semi = memchr(s + pos, ';', len - pos);
-        size_t fe = semi ? (size_t)(semi - s) : len;
-        pyprof_id func, node;
-        if ((rc = frame_func(r, &func, s + pos, fe - pos, r->nframes, plain)) < 0)
-            return rc;
-        if (fresh) {
-            rc = pyprof__profile_stack_append(r->p, &node, parent, func);
-        } else {
-            size_t before = pyprof_profile_stack_count(r->p);
-            rc = pyprof_profile_stack_child(r->p, &node, parent, func);
-            fresh = pyprof_profile_stack_count(r->p) > before;
-        }
-        if (rc < 0)
-            return rc;
-        if (r->nframes >= r->frames_cap) {
-            size_t c1 = r->frames_cap, c2 = r->frames_cap;
-            if (PYPROF_GROW(r->fend, c1, r->nframes + 1) < 0 ||
-                PYPROF_GROW(r->fnode, c2, r->nframes + 1) < 0)
-                return PYPROF_ENOMEM;
-            r->frames_cap = c1 < c2 ? c1 : c2;
-        }
-        if (fe > UINT32_MAX)
-            return PYPROF_ELIMIT;
-        r->fend[r->nframes] = (uint32_t)fe;
-        r->fnode[r->nframes] = node;
-        r->nframes++;
-        parent = node;
-        if (!semi)
-            break;
-        pos = fe + 1; /* < len: trailing ';' were trimmed */
-    }
-    pyprof_stack_node *nd = pyprof_profile_stack_node_mut(r->p, parent);
-    nd->self[0] += w0;
-    nd->self[1] += w1;
-    return 0;
-}
-
 /* ---- lines ----------------------------------------------------------------------------------- */
 
 static void
@@ -462,7 +219,7 @@ do_line(reader *r, const char *s, size_t len)
         if (r->pending_ts) {
             r->pending_ts = false;
             r->good++;
-            return add_stack(r, s, len, 1, 1);
+            return pyprof__collapsed_add_stack(r, s, len, 1, 1);
         }
     }
     size_t sl;
@@ -473,10 +230,10 @@ do_line(reader *r, const char *s, size_t len)
         if (split_count(s, sl, &sl2, &before)) {
             r->two_counts = true;
             r->good++;
-            return add_stack(r, s, sl2, before, after);
+            return pyprof__collapsed_add_stack(r, s, sl2, before, after);
         }
         r->good++;
-        return add_stack(r, s, sl, after, after);
+        return pyprof__collapsed_add_stack(r, s, sl, after, after);
     }
     if (r->dialect == D_AUSTIN) {
         double v[3];
@@ -485,9 +242,9 @@ do_line(reader *r, const char *s, size_t len)
             r->good++;
             if (nv == 3) { /* time, idle, memory */
                 r->full_metrics = true;
-                return add_stack(r, s, sl, v[0], v[2]);
+                return pyprof__collapsed_add_stack(r, s, sl, v[0], v[2]);
             }
-            return add_stack(r, s, sl, v[0], v[0]);
+            return pyprof__collapsed_add_stack(r, s, sl, v[0], v[0]);
         }
     }
     note_bad(r);
@@ -740,7 +497,7 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
                pyprof_error *err)
 {
     (void)opts;
-    reader r = {.p = p, .in = in, .err = err};
+    reader r = {.p = p, .in = in, .err = err, .root_first = PYPROF_NONE};
     pyprof_input *u16 = NULL;
     char *u16buf = NULL;
     const unsigned char *h;
@@ -781,6 +538,12 @@ out:
     pyprof__free(r.fend);
     pyprof__free(r.fnode);
     pyprof__free(r.func_of_str);
+    pyprof__free(r.first_kid);
+    pyprof__free(r.kid);
+    pyprof__free(r.fc);
+    pyprof__free(r.nkids);
+    pyprof__free(r.wide_keys);
+    pyprof__free(r.wide_vals);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 #include <pyprof/flame.h>
 #include <pyprof/pyprof.h>
 
+#include "pyprof_int.h"
 #include "tap.h"
 
 static pyprof_profile *
@@ -335,6 +336,43 @@ test_probe(void)
     pyprof_profile_free(p);
 }
 
+/* Every allocation of a read, and of a layout, failing in turn: each
+ * attempt fails cleanly with ENOMEM (leaks show under ASan), then one
+ * succeeds. */
+static void
+test_oom(void)
+{
+    static const char text[] = "# austin: 3.4.0\n# interval: 100\n\n"
+                               "P1;T2;a.py:main:3;b.py:f:7 100\nP1;T2;a.py:main:3;b.py:g:9 50\n"
+                               "P1;T3;a.py:main:3;b.py:f:7 7\nbad\nP1;T2 1\n\n# duration: 5\n";
+    int bad = 0;
+    long n;
+    for (n = 0; n < 100000; n++) {
+        pyprof_input *in;
+        pyprof_profile *p = NULL;
+        pyprof_error err = PYPROF_ERROR_INIT;
+        pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+        ro.format = "collapsed";
+        if (pyprof_input_open_memory(&in, text, sizeof text - 1, "oom", &err) < 0)
+            return;
+        pyprof__alloc_fail_after(n);
+        int rc = pyprof_profile_read(&p, in, &ro, &err);
+        pyprof_flame *f = NULL;
+        if (rc == 0)
+            rc = pyprof_flame_layout(&f, p, NULL, &err);
+        pyprof__alloc_fail_after(-1);
+        pyprof_flame_free(f);
+        pyprof_profile_free(p);
+        pyprof_input_close(in);
+        if (rc == 0)
+            break;
+        if (rc != PYPROF_ENOMEM)
+            bad++;
+    }
+    TAP_OK(n < 100000 && bad == 0, "allocation failures 0..%ld each give ENOMEM (%d did not)", n,
+           bad);
+}
+
 int
 main(void)
 {
@@ -343,5 +381,6 @@ main(void)
     test_encodings();
     test_dialects();
     test_probe();
+    test_oom();
     return tap_done();
 }

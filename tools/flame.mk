@@ -2,6 +2,7 @@
 libpyprof_libpyprof_la_SOURCES += \
 	formats/collapsed.h \
 	formats/collapsed.c \
+	formats/collapsed_stack.c \
 	formats/collapsed_frame.c \
 	libpyprof/render/flame_int.h \
 	libpyprof/render/flame_layout.c \
@@ -27,6 +28,8 @@ check_PROGRAMS += tests/t_collapsed tests/t_flame
 TESTS += tests/t_collapsed tests/t_flame
 tests_t_collapsed_SOURCES = tests/t_collapsed.c tests/tap.h
 tests_t_collapsed_CPPFLAGS = $(TEST_CPPFLAGS) $(ZSTD_CFLAGS)
+# -static: the OOM sweep reaches the semi-private allocation hook
+tests_t_collapsed_LDFLAGS = -static
 tests_t_collapsed_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
 tests_t_flame_SOURCES = tests/t_flame.c tests/tap.h
 tests_t_flame_CPPFLAGS = $(TEST_CPPFLAGS)
