@@ -73,6 +73,14 @@ head -c 700 "$FIX/small.pstats" >"$OUT/trunc.pstats"
 "$DOT" -f pstats "$OUT/trunc.pstats" 2>"$OUT/err" >/dev/null
 rc=$?
 if [ $rc -eq 1 ] && grep -q "trunc.pstats: offset [0-9]*:" "$OUT/err"; then tap_ok "truncated pstats: positioned error, exit 1"; else tap_not_ok "truncated pstats: exit $rc $(cat "$OUT/err")"; fi
+lprof=$(ls "$PYPROF_CORPUS"/lprof/*/*.lprof 2>/dev/null | head -1)
+if [ -n "$lprof" ]; then
+    "$DOT" "$lprof" 2>"$OUT/err" >/dev/null
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q 'line timings but no calls' "$OUT/err"; then tap_ok "lprof (no call graph): exit 1, says why"; else tap_not_ok "lprof: exit $rc"; fi
+else
+    tap_skip "lprof (no call graph)" "corpus absent"
+fi
 cp "$FIX/small.pstats" "$OUT/in.pstats"
 "$DOT" "$OUT/in.pstats" -o "$OUT/in.pstats" 2>/dev/null
 rc=$?

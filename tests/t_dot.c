@@ -287,6 +287,29 @@ test_pstats_graph(void)
     TAP_IS_INT(pyprof_dot_measure_parse("self-time"), PYPROF_DOT_SELF_TIME, "measure names");
 }
 
+/* NaN and infinite times (a crafted file can hold them): a graph, no crash,
+ * no undefined conversions (run under UBSan in CI). */
+static void
+test_nonfinite(void)
+{
+    pyprof_profile *p;
+    pyprof_profile_new(&p);
+    pyprof_id a = func(p, "a.py", 1, "a", 1, NAN, INFINITY);
+    pyprof_id b = func(p, "a.py", 2, "b", 1, 1.0, NAN);
+    edge(p, a, b, 1, NAN);
+    int rc;
+    char *s = render(p, NULL, &rc);
+    TAP_OK(s && strstr(s, "a:1:a") && strstr(s, "a:2:b"), "NaN and infinite times still draw");
+    free(s);
+    pyprof_dot_options o = PYPROF_DOT_OPTIONS_INIT;
+    o.color_nodes_by_selftime = 1;
+    o.max_nodes = 1;
+    s = render(p, &o, &rc);
+    TAP_OK(s != NULL, "... also coloured by self time and capped");
+    free(s);
+    pyprof_profile_free(p);
+}
+
 /* Quotes, backslashes and tabs in names: gprof2dot's escaping, then what
  * Graphviz reads back must be the label we meant. */
 static void
@@ -414,6 +437,7 @@ main(void)
     test_colours();
     test_pstats_graph();
     test_escaping();
+    test_nonfinite();
     test_sampled();
     test_oom();
     return tap_done();

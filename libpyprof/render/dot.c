@@ -127,7 +127,9 @@ declare(Agraph_t *G, const dot_theme *t, attrs *a)
 static void
 put_times(dot_buf *b, double x)
 {
-    pyprof__dot_buf_printf(b, "%lld\xc3\x97", (long long)x);
+    /* out-of-range doubles would make the cast undefined */
+    long long n = isfinite(x) && fabs(x) < 9e18 ? (long long)x : 0;
+    pyprof__dot_buf_printf(b, "%lld\xc3\x97", n);
 }
 
 static void

@@ -115,6 +115,12 @@ put_delta(dot_buf *b, double a, double other)
     pyprof__dot_buf_printf(b, " %s %s%%", d < 0 ? "-" : "+", tmp);
 }
 
+static long long
+count_of(double x)
+{
+    return isfinite(x) && fabs(x) < 9e18 ? (long long)x : 0;
+}
+
 static int
 build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
       const pyprof_dot_options *o, const dot_theme *t)
@@ -175,10 +181,10 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
         pyprof__dot_buf_escaped(&b, name.s ? name.s : "", name.len);
         pyprof__dot_buf_printf(&b, "\\n%.2f%%", t1 * 100.0);
         put_delta(&b, t1, t2);
-        pyprof__dot_buf_printf(&b, "\\n%lld \xc3\x97/ %lld \xc3\x97", (long long)n1, (long long)n2);
+        pyprof__dot_buf_printf(&b, "\\n%lld \xc3\x97/ %lld \xc3\x97", count_of(n1), count_of(n2));
         pyprof__dot_buf_printf(&b, "\\n(%.2f%%)", s1 * 100.0);
         put_delta(&b, s1, s2);
-        pyprof__dot_buf_printf(&b, "\\n%lld \xc3\x97/ %lld \xc3\x97", (long long)n1, (long long)n2);
+        pyprof__dot_buf_printf(&b, "\\n%lld \xc3\x97/ %lld \xc3\x97", count_of(n1), count_of(n2));
         if (b.rc || name.rc)
             goto out;
 
@@ -221,8 +227,8 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
                                    c->has_total_ratio ? c->total_ratio * 100.0 : 0.0,
                                    cb && cb->has_total_ratio ? cb->total_ratio * 100.0 : 0.0);
             pyprof__dot_buf_printf(&b, "\\n%lld\xc3\x97 / %lld\xc3\x97",
-                                   (long long)(c->has_calls ? c->calls : 0.0),
-                                   (long long)(cb && cb->has_calls ? cb->calls : 0.0));
+                                   count_of(c->has_calls ? c->calls : 0.0),
+                                   count_of(cb && cb->has_calls ? cb->calls : 0.0));
             if (b.rc)
                 goto out;
             double w = c->has_weight ? c->weight : callee->has_weight ? callee->weight : 0.0;

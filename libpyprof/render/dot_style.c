@@ -109,7 +109,9 @@ hsl_to_hex(const dot_theme *t, double h, double s, double l, char out[8])
     int v[3];
     for (int i = 0; i < 3; i++) {
         double x = pow(c[i], t->gamma);
-        v[i] = x <= 0.0 ? 0 : x >= 1.0 ? 255 : (int)(255.0 * x + 0.5);
+        /* NaN (from NaN times in a crafted file) is black, never an
+         * undefined float-to-int conversion */
+        v[i] = !(x > 0.0) ? 0 : x >= 1.0 ? 255 : (int)(255.0 * x + 0.5);
     }
     snprintf(out, 8, "#%02x%02x%02x", v[0], v[1], v[2]);
 }
