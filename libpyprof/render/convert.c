@@ -9,8 +9,12 @@
  * w * tottime / cumtime as its own.  Recursion is cut where a function is
  * already on the path (its time is inside the outer activation), tiny paths
  * are pruned and the tree is bounded, so a 100k-function graph cannot
- * explode into exponentially many paths.  The result is an estimate: the
- * call graph does not say which callers' calls were the expensive ones.
+ * explode into exponentially many paths.  Trees start at the functions
+ * nothing calls, then at the largest function not yet placed (time inside
+ * call cycles has no root), and time that cProfile counted twice through
+ * recursion is scaled back to the measured total.  The result is an
+ * estimate: the call graph does not say which callers' calls were the
+ * expensive ones.
  */
 #include "config.h"
 
@@ -395,7 +399,7 @@ pyprof__stack_view(pyprof_profile *p, pyprof_profile **view, pyprof_profile **ow
         total += pyprof_profile_func(q, (pyprof_id)i)->counts.tottime;
     double min_w = total * (opts->min_fraction > 0 ? opts->min_fraction : 1e-5);
     size_t max_nodes = opts->max_nodes ? opts->max_nodes : 1000000;
-    bool truncated = false, any_root = false;
+    bool truncated = false;
 
     /* Roots: functions nothing else calls (a self-call does not count). */
     for (size_t i = 0; i < nf; i++) {
@@ -408,11 +412,9 @@ pyprof__stack_view(pyprof_profile *p, pyprof_profile **view, pyprof_profile **ow
         }
         if (k < ne)
             continue;
-        any_root = true;
         PYPROF_TRY(estimate_from_root(q, (pyprof_id)i, min_w, max_nodes, on_path, &stack,
                                       &stack_cap, &truncated));
     }
-    (void)any_root;
     /* Time inside call cycles is reachable from no root: cProfile's
      * builtins.exec is called by importlib, which the program run under
      * exec calls in turn.  So more trees start at the largest function not
