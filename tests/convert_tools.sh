@@ -232,6 +232,18 @@ for d in "${PYPROF_CORPUS:-/nonexistent}"/pstats/*; do
 done
 [ $cmp_cases -gt 0 ] || skip "corpus absent: no gprof2dot --compare reference"
 
+# --- merged folded stacks = the stacks of the concatenated files (flamegraph.pl sums them) ---
+d="${PYPROF_CORPUS:-/nonexistent}"/collapsed/diffpair_perf_py313
+if [ -f "$d/before.folded" ]; then
+    $B/pyprof-merge -q "$d/before.folded" "$d/after.folded" -o $T/m.folded
+    cat "$d/before.folded" "$d/after.folded" > $T/cat.folded
+    $B/pyprof-convert -q $T/cat.folded -o $T/c.folded
+    sort $T/m.folded > $T/got && sort $T/c.folded > $T/want
+    check "pyprof-merge of two folded files = their concatenation" "cmp -s $T/got $T/want"
+else
+    skip "corpus absent: no folded pair"
+fi
+
 # --- lprof: line times reconciled to one unit; mprofile: series overlaid ------------------
 L1=$FX/lprof/kernprof_py311.lprof L2=$FX/lprof/py27_p1.lprof
 if [ -f $L1 ] && [ -f $L2 ]; then
