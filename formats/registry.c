@@ -11,6 +11,7 @@
 
 const pyprof__format *const pyprof__formats[] = {
     &pyprof__format_pstats,    &pyprof__format_lprof,     &pyprof__format_mprofile,
+    &pyprof__format_speedscope, &pyprof__format_callgrind,
     &pyprof__format_memreport, &pyprof__format_collapsed,
 };
 const size_t pyprof__format_count = sizeof(pyprof__formats) / sizeof(pyprof__formats[0]);
@@ -133,7 +134,8 @@ pyprof_format_probe(pyprof_input *in, const char **name, int *score, pyprof_erro
                                     "not a profile: this is %s", what);
         return pyprof_error_set(err, PYPROF_EFORMAT, pyprof_input_name(in), NULL, 0, 0,
                                 "unrecognised format (known: pstats, lprof, mprofile, "
-                                "memreport, collapsed; force one with -f)");
+                                "speedscope, callgrind, memreport, collapsed; force one "
+                                "with -f)");
     }
     *name = winner->name;
     if (score)

@@ -160,6 +160,8 @@ extern const pyprof__format pyprof__format_lprof;
 extern const pyprof__format pyprof__format_mprofile;
 extern const pyprof__format pyprof__format_memreport;
 extern const pyprof__format pyprof__format_collapsed;
+extern const pyprof__format pyprof__format_callgrind;
+extern const pyprof__format pyprof__format_speedscope;
 
 /* Defaults applied when read options leave a limit at 0. */
 #define PYPROF__DEFAULT_MAX_DEPTH 2000u

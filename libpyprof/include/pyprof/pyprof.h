@@ -10,6 +10,7 @@
 #define PYPROF_PYPROF_H
 
 #include <pyprof/common.h>
+#include <pyprof/convert.h>
 #include <pyprof/dot.h>
 #include <pyprof/error.h>
 #include <pyprof/flame.h>

@@ -1,0 +1,238 @@
+/*
+ * callgrind_write.c - writer of the callgrind format (formats.md §10.4), as
+ * KCachegrind, QCachegrind and callgrind_annotate load it.
+ *
+ *   # callgrind format / version: 1 / creator / positions: line
+ *   event: ns : Nanoseconds / events: ns / summary: <sum of self>
+ *   fl=(F) file   fn=(N) name   <first line> <self ns>
+ *     cfi=(F) file  cfn=(N) name  calls=<calls> <callee first line>
+ *     <first line> <inclusive ns of those calls>
+ *   totals: <sum of self>
+ *
+ * Files and functions are name-compressed.  KCachegrind identifies a
+ * function by (file, name), so a name that occurs twice in one file gets
+ * ":<first line>" appended, as pyprof2calltree does.  Times are integer
+ * nanoseconds (sample counts for sampled data, event "samples").
+ *
+ * What callgrind cannot say - a function's own call count and primitive
+ * calls, its cumulative time where recursion makes "self + calls" wrong, an
+ * edge's primitive calls and self time - is written in comment lines
+ * "# pyprof-func: ..." and "# pyprof-call: ...", which every callgrind
+ * reader skips and ours uses, so that our own files round-trip.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "render/convert_int.h"
+
+static uint64_t
+cost(double t, double scale)
+{
+    double v = t * scale;
+    return v > 0 ? (uint64_t)llround(v) : 0;
+}
+
+/* Names end at the line break: a break inside one would start a new line. */
+static void
+put_name(pyprof_output *o, const pyprof_profile *p, pyprof_id s)
+{
+    const char *t = pyprof_profile_string(p, s);
+    size_t n = pyprof_profile_string_len(p, s), start = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == '\n' || t[i] == '\r') {
+            pyprof_output_write(o, t + start, i - start);
+            pyprof_output_write(o, " ", 1);
+            start = i + 1;
+        }
+    }
+    pyprof_output_write(o, t + start, n - start);
+}
+
+struct cg_state {
+    pyprof_profile *p;
+    pyprof_output *o;
+    uint32_t *file_id; /* string id -> compressed id (0 = not yet written) */
+    uint32_t next_file;
+    bool *fn_written;
+    bool *dup; /* function name needs ":line" */
+};
+
+static void
+put_file(struct cg_state *s, const char *key, pyprof_id file)
+{
+    if (s->file_id[file]) {
+        pyprof_output_printf(s->o, "%s=(%u)\n", key, s->file_id[file]);
+        return;
+    }
+    s->file_id[file] = ++s->next_file;
+    pyprof_output_printf(s->o, "%s=(%u) ", key, s->file_id[file]);
+    put_name(s->o, s->p, file);
+    pyprof_output_write(s->o, "\n", 1);
+}
+
+static void
+put_fn(struct cg_state *s, const char *key, pyprof_id func)
+{
+    if (s->fn_written[func]) {
+        pyprof_output_printf(s->o, "%s=(%u)\n", key, func + 1);
+        return;
+    }
+    const pyprof_func *f = pyprof_profile_func(s->p, func);
+    s->fn_written[func] = true;
+    pyprof_output_printf(s->o, "%s=(%u) ", key, func + 1);
+    put_name(s->o, s->p, f->name);
+    if (s->dup[func])
+        pyprof_output_printf(s->o, ":%lld", (long long)f->line);
+    pyprof_output_write(s->o, "\n", 1);
+}
+
+static const pyprof_profile *sort_profile;
+
+static int
+cmp_file_name(const void *a, const void *b)
+{
+    const pyprof_func *fa = pyprof_profile_func(sort_profile, *(const pyprof_id *)a);
+    const pyprof_func *fb = pyprof_profile_func(sort_profile, *(const pyprof_id *)b);
+    if (fa->file != fb->file)
+        return fa->file < fb->file ? -1 : 1;
+    if (fa->name != fb->name)
+        return fa->name < fb->name ? -1 : 1;
+    return *(const pyprof_id *)a < *(const pyprof_id *)b ? -1 : 1;
+}
+
+/* Mark every function whose (file, name) is shared with another one. */
+static int
+find_duplicates(pyprof_profile *p, bool *dup)
+{
+    size_t n = pyprof_profile_func_count(p);
+    pyprof_id *ids = pyprof__calloc(n ? n : 1, sizeof(*ids));
+    if (!ids)
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (pyprof_id)i;
+    sort_profile = p; /* qsort has no context argument in C11 */
+    qsort(ids, n, sizeof(*ids), cmp_file_name);
+    for (size_t i = 1; i < n; i++) {
+        const pyprof_func *a = pyprof_profile_func(p, ids[i - 1]);
+        const pyprof_func *b = pyprof_profile_func(p, ids[i]);
+        if (a->file == b->file && a->name == b->name)
+            dup[ids[i - 1]] = dup[ids[i]] = true;
+    }
+    pyprof__free(ids);
+    return 0;
+}
+
+static int
+callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opts,
+                pyprof_error *err)
+{
+    pyprof_profile *p, *owned;
+    int rc = pyprof__callgraph_view(in, &p, &owned, opts, err);
+    if (rc < 0)
+        return rc;
+    size_t nf = pyprof_profile_func_count(p);
+    struct cg_state s = {p, o, NULL, 0, NULL, NULL};
+    bool seconds = pyprof__unit_is_seconds(p);
+    double scale = seconds ? 1e9 : 1.0;
+
+    /* string ids are dense: the largest id any function uses bounds the map */
+    pyprof_id max_str = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
+        if (f->file > max_str)
+            max_str = f->file;
+    }
+    s.file_id = pyprof__calloc((size_t)max_str + 1, sizeof(*s.file_id));
+    s.fn_written = pyprof__calloc(nf ? nf : 1, sizeof(*s.fn_written));
+    s.dup = pyprof__calloc(nf ? nf : 1, sizeof(*s.dup));
+    if (!s.file_id || !s.fn_written || !s.dup) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
+    if ((rc = find_duplicates(p, s.dup)) < 0)
+        goto out;
+
+    uint64_t total = 0;
+    for (size_t i = 0; i < nf; i++)
+        total += cost(pyprof_profile_func(p, (pyprof_id)i)->counts.tottime, scale);
+
+    pyprof_output_puts(o, "# callgrind format\nversion: 1\n");
+    pyprof_output_printf(o, "creator: libpyprof %s\n", pyprof_version());
+    const char *cmd = pyprof_profile_meta_get(p, "cmdline");
+    if (cmd && !strpbrk(cmd, "\r\n"))
+        pyprof_output_printf(o, "cmd: %s\n", cmd);
+    pyprof_output_puts(o, "positions: line\n");
+    pyprof_output_puts(o, seconds ? "event: ns : Nanoseconds\nevents: ns\n"
+                                  : "event: samples : Samples\nevents: samples\n");
+    pyprof_output_printf(o, "summary: %llu\n", (unsigned long long)total);
+
+    for (size_t i = 0; i < nf; i++) {
+        const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
+        pyprof_output_write(o, "\n", 1);
+        put_file(&s, "fl", f->file);
+        put_fn(&s, "fn", (pyprof_id)i);
+        pyprof_output_printf(o, "# pyprof-func: ncalls=%lld primcalls=%lld cum=%llu%s\n",
+                             (long long)f->counts.ncalls, (long long)f->counts.primcalls,
+                             (unsigned long long)cost(f->counts.cumtime, scale),
+                             f->flags & PYPROF_FUNC_CALLER_ONLY ? " caller_only=1" : "");
+        pyprof_output_printf(o, "%lld %llu\n", (long long)f->line,
+                             (unsigned long long)cost(f->counts.tottime, scale));
+        const pyprof_id *es;
+        size_t ne;
+        if ((rc = pyprof_profile_callees(p, (pyprof_id)i, &es, &ne)) < 0)
+            goto out;
+        for (size_t k = 0; k < ne; k++) {
+            const pyprof_edge *e = pyprof_profile_edge(p, es[k]);
+            const pyprof_func *g = pyprof_profile_func(p, e->callee);
+            put_file(&s, "cfi", g->file);
+            put_fn(&s, "cfn", e->callee);
+            pyprof_output_printf(o, "# pyprof-call: primcalls=%lld self=%llu%s\n",
+                                 (long long)e->counts.primcalls,
+                                 (unsigned long long)cost(e->counts.tottime, scale),
+                                 e->flags & PYPROF_EDGE_COUNT_ONLY ? " count_only=1" : "");
+            pyprof_output_printf(o, "calls=%lld %lld\n", (long long)e->counts.ncalls,
+                                 (long long)g->line);
+            pyprof_output_printf(o, "%lld %llu\n", (long long)f->line,
+                                 (unsigned long long)cost(e->counts.cumtime, scale));
+        }
+    }
+    pyprof_output_printf(o, "\ntotals: %llu\n", (unsigned long long)total);
+
+    if (pyprof_profile_caps(in) & PYPROF_CAP_STACKS)
+        pyprof__note(opts->notes, "callgrind has no stacks: only per-function and per-call "
+                                  "totals are kept");
+    if (pyprof_profile_caps(in) & PYPROF_CAP_LINES)
+        pyprof__note(opts->notes, "line timings are not written to callgrind");
+    if (pyprof_profile_caps(in) & PYPROF_CAP_MEMORY)
+        pyprof__note(opts->notes, "callgrind has no memory timeline: it is dropped");
+    if (seconds) {
+        pyprof__note(opts->notes, "callgrind costs are integers: times are rounded to "
+                                  "nanoseconds");
+    } else {
+        for (size_t i = 0; i < nf; i++) {
+            double t = pyprof_profile_func(p, (pyprof_id)i)->counts.tottime;
+            if (t != (double)(uint64_t)cost(t, 1.0)) {
+                pyprof__note(opts->notes, "callgrind costs are integers: fractional sample "
+                                          "weights are rounded");
+                break;
+            }
+        }
+    }
+out:
+    if (rc < 0)
+        pyprof_error_set(err, rc, NULL, "callgrind", -1, 0, "cannot write callgrind: %s",
+                         pyprof_status_string(rc));
+    pyprof__free(s.file_id);
+    pyprof__free(s.fn_written);
+    pyprof__free(s.dup);
+    pyprof_profile_free(owned);
+    return rc;
+}
+
+const pyprof__writer pyprof__writer_callgrind = {
+    .name = "callgrind",
+    .aliases = "calltree kcachegrind",
+    .description = "callgrind, as KCachegrind and callgrind_annotate read it",
+    .write = callgrind_write,
+};
