@@ -1,2 +1,15 @@
-# tools/stats.mk - pstats format and pyprof-stats.
+# tools/stats.mk - the pstats view (library), pyprof-stats and their tests.
+
+libpyprof_libpyprof_la_SOURCES += \
+	libpyprof/render/stats_int.h \
+	libpyprof/render/stats.c \
+	libpyprof/render/stats_strip.c \
+	libpyprof/render/stats_print.c \
+	libpyprof/render/stats_export.c
+
+bin_PROGRAMS += tools/pyprof-stats
+tools_pyprof_stats_SOURCES = tools/pyprof-stats.c tools/stats_browser.c tools/stats_cli.h
+tools_pyprof_stats_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(EDIT_CFLAGS)
+tools_pyprof_stats_LDADD = $(PYPROF_TOOL_LIBS) $(EDIT_LIBS)
+dist_man1_MANS += tools/pyprof-stats.1
 
