@@ -1,33 +1,455 @@
 /*
- * pstats.c - reader for Python pstats (cProfile, profile, yappi, austin-python): a marshalled dict.
- * (placeholder: the probe bids nothing and the reader refuses, until the
- * module is written)
+ * pstats.c - reader for Python pstats files: one marshalled dict, written by
+ * cProfile, the pure-Python profile module, hotshot's converter, yappi,
+ * austin-python, pstats itself (merged or stripped dumps), and the sampling
+ * profiler of Python 3.15.
+ *
+ * Spec: docs/formats.md section 3 (the object graph and the producers'
+ * dialects) on top of marshal.c (section 2).  The file is
+ *
+ *     {(file, line, name): (cc, nc, tt, ct, {caller_key: caller_value})}
+ *
+ * where caller_value is a 4-tuple (nc, cc, tt, ct) - note the order, unlike
+ * the function's own (cc, nc, ...) - or, from the profile module and
+ * hotshot, a bare call count.
+ *
+ * Order is part of the data: pstats prints "Random listing order" in dict
+ * order and sorts stably, so a reproduction of its output needs functions
+ * and edges in file order.  The reader therefore interns every top-level key
+ * first (functions get ids in file order), then adds each function's
+ * counters and caller edges; callers that have no entry of their own come
+ * after all entries, flagged PYPROF_FUNC_CALLER_ONLY.  A key that appears
+ * twice keeps its first position and its last value, as a Python dict does.
+ *
+ * Not reproduced: the address in the repr of a code object used as a name
+ * (profile module, "python -m profile -o"), which is process specific; the
+ * reader writes 0x0 there.
  */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "marshal.h"
 #include "pyprof_int.h"
 
-static int
-pstats_probe(const unsigned char *head, size_t len, bool at_eof)
+#define FMT "pstats"
+
+/* ---- probe --------------------------------------------------------------- */
+
+/* A string type code (with or without FLAG_REF) as a key's first element. */
+static bool
+string_code(unsigned char c)
 {
-    (void)head;
-    (void)len;
+    c &= 0x7F;
+    return c == 's' || c == 't' || c == 'u' || c == 'a' || c == 'A' || c == 'z' || c == 'Z';
+}
+
+/*
+ * Marshal has no magic number, but a pstats file is very recognisable: a
+ * dict code ('{', 0xFB with FLAG_REF) followed by a tuple of 3 ('(' + i32 3
+ * up to marshal version 3, ')' + u8 3 from version 4) whose first element is
+ * a string.  That is 6-7 fixed bytes: as good as a magic number.
+ */
+static int
+pstats_probe(const unsigned char *h, size_t n, bool at_eof)
+{
     (void)at_eof;
+    if (n < 2 || (h[0] & 0x7F) != '{')
+        return 0;
+    unsigned char t = h[1] & 0x7F;
+    if (h[1] == '0')
+        return n == 2 ? 40 : 0; /* "{0": an empty dict, which read() explains */
+    size_t first;               /* offset of the key's first element */
+    uint32_t count;
+    if (t == '(' && n >= 6) {
+        count = (uint32_t)h[2] | (uint32_t)h[3] << 8 | (uint32_t)h[4] << 16 | (uint32_t)h[5] << 24;
+        first = 6;
+    } else if (t == ')' && n >= 3) {
+        count = h[2];
+        first = 3;
+    } else {
+        return 0;
+    }
+    if (count != 3)
+        return count == 1 ? 30 : 0; /* maybe the ("__sampled__",) marker first */
+    if (first >= n)
+        return 60;
+    return string_code(h[first]) ? 95 : 0;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+typedef struct builder {
+    pyprof_profile *p;
+    pyprof_input *in;
+    pyprof_error *err;
+    uint64_t base; /* input offset of the marshal data */
+    pyprof__marshal_doc doc;
+    /* memo[obj] = 1 + the string id (string objects) or function id (key
+     * tuples) already made from that object: keys are shared by reference */
+    uint32_t *memo;
+    /* per function id: the value object of its (last) entry, or NONE */
+    uint32_t *value_of;
+    size_t nvalues;
+    /* what the data says about its producer */
+    bool seen_tilde, seen_int_caller, seen_tuple_caller, seen_profiler_key;
+    bool seen_builtins_key, seen_cc_gt_nc, seen_float_time, seen_nonempty_callers;
+    bool sampled;
+} builder;
+
+static int bad(builder *b, const pyprof__mobj *o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+bad(builder *b, const pyprof__mobj *o, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return pyprof_input_error(b->in, b->err, PYPROF_EFORMAT, FMT, b->base + o->pos, "%s", msg);
+}
+
+static int
+oom(builder *b, const pyprof__mobj *o, int rc)
+{
+    return pyprof_input_error(b->in, b->err, rc, FMT, b->base + (o ? o->pos : 0),
+                              rc == PYPROF_ENOMEM ? "out of memory" : "too many functions");
+}
+
+static const pyprof__mobj *
+obj(const builder *b, uint32_t i)
+{
+    return pyprof__marshal_obj(&b->doc, i);
+}
+
+static uint32_t
+kid(const builder *b, const pyprof__mobj *o, size_t k)
+{
+    return pyprof__marshal_kid(&b->doc, o, k);
+}
+
+/* A string object as an interned string; Python 2 byte strings are decoded
+ * as UTF-8 when they are, else as Latin-1. */
+static int
+string_id(builder *b, uint32_t i, pyprof_id *out)
+{
+    const pyprof__mobj *o = obj(b, i);
+    if (b->memo[i]) {
+        *out = b->memo[i] - 1;
+        return 0;
+    }
+    int rc = pyprof_profile_intern_lossy(b->p, out, pyprof__marshal_str(&b->doc, o), o->len,
+                                         o->kind == PYPROF__M_BYTES);
+    if (rc < 0)
+        return oom(b, o, rc);
+    b->memo[i] = *out + 1;
     return 0;
+}
+
+/*
+ * The name of a code-object key, as pstats prints it: the repr of the code
+ * object, e.g. <code object <module> at 0x0, file "prog.py", line 1> (the
+ * real address is unknowable and differs every run anyway).
+ */
+static int
+code_name(builder *b, const pyprof__mobj *code, pyprof_id *out)
+{
+    pyprof_id file, name;
+    int rc;
+    if ((rc = string_id(b, kid(b, code, 0), &file)) < 0 ||
+        (rc = string_id(b, kid(b, code, 1), &name)) < 0)
+        return rc;
+    const char *fs = pyprof_profile_string(b->p, file), *ns = pyprof_profile_string(b->p, name);
+    size_t need = strlen(fs) + strlen(ns) + 64;
+    char *buf = pyprof__malloc(need);
+    if (!buf)
+        return oom(b, code, PYPROF_ENOMEM);
+    int k = snprintf(buf, need, "<code object %s at 0x0, file \"%s\", line %ld>", ns, fs,
+                     (long)code->u.code.line);
+    rc = pyprof_profile_intern(b->p, out, buf, (size_t)k);
+    pyprof__free(buf);
+    return rc < 0 ? oom(b, code, rc) : 0;
+}
+
+static bool
+is_marker(const builder *b, const pyprof__mobj *key)
+{
+    if (key->kind != PYPROF__M_TUPLE || key->len != 1)
+        return false;
+    const pyprof__mobj *s = obj(b, kid(b, key, 0));
+    return s->kind == PYPROF__M_STR && s->len == 11 &&
+           memcmp(pyprof__marshal_str(&b->doc, s), "__sampled__", 11) == 0;
+}
+
+/* Key object -> function id: (file, line, name) with name a string or a
+ * code object.  `flags` is PYPROF_FUNC_CALLER_ONLY for callers' keys. */
+static int
+key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
+{
+    const pyprof__mobj *key = obj(b, ki);
+    if (b->memo[ki]) {
+        *out = b->memo[ki] - 1;
+        return 0;
+    }
+    if (key->kind != PYPROF__M_TUPLE || key->len != 3)
+        return bad(b, key, "function key is a %s, not a (file, line, name) tuple",
+                   key->kind == PYPROF__M_TUPLE ? "tuple of other size"
+                                                : pyprof__marshal_kind_name(key->kind));
+    const pyprof__mobj *fo = obj(b, kid(b, key, 0));
+    const pyprof__mobj *lo = obj(b, kid(b, key, 1));
+    const pyprof__mobj *no = obj(b, kid(b, key, 2));
+    if (fo->kind != PYPROF__M_STR && fo->kind != PYPROF__M_BYTES)
+        return bad(b, fo, "file name in a key is a %s", pyprof__marshal_kind_name(fo->kind));
+    if (lo->kind != PYPROF__M_INT)
+        return bad(b, lo, "line number in a key is a %s", pyprof__marshal_kind_name(lo->kind));
+    pyprof_id file, name;
+    int rc;
+    if ((rc = string_id(b, kid(b, key, 0), &file)) < 0)
+        return rc;
+    if (no->kind == PYPROF__M_CODE) {
+        flags |= PYPROF_FUNC_CODEOBJ;
+        if ((rc = code_name(b, no, &name)) < 0)
+            return rc;
+    } else if (no->kind == PYPROF__M_STR || no->kind == PYPROF__M_BYTES) {
+        if ((rc = string_id(b, kid(b, key, 2), &name)) < 0)
+            return rc;
+    } else {
+        return bad(b, no, "function name in a key is a %s", pyprof__marshal_kind_name(no->kind));
+    }
+    if ((rc = pyprof_profile_func_intern(b->p, out, file, lo->u.i, name, flags, NULL)) < 0)
+        return oom(b, key, rc);
+    b->memo[ki] = *out + 1;
+
+    /* producer evidence */
+    const char *fs = pyprof_profile_string(b->p, file);
+    if (lo->u.i == 0 && strcmp(fs, "~") == 0)
+        b->seen_tilde = true;
+    else if (lo->u.i == 0 && strcmp(fs, "builtins") == 0)
+        b->seen_builtins_key = true;
+    else if (lo->u.i == 0 && strcmp(fs, "profile") == 0 &&
+             strcmp(pyprof_profile_string(b->p, name), "profiler") == 0)
+        b->seen_profiler_key = true;
+    return 0;
+}
+
+/* A call count: an int that fits in 64 bits. */
+static int
+count_of(builder *b, uint32_t i, const char *what, int64_t *out)
+{
+    const pyprof__mobj *o = obj(b, i);
+    if (o->kind == PYPROF__M_INT) {
+        *out = o->u.i;
+        return 0;
+    }
+    if (o->kind == PYPROF__M_BIGINT)
+        return pyprof_input_error(b->in, b->err, PYPROF_ELIMIT, FMT, b->base + o->pos,
+                                  "%s does not fit in 64 bits", what);
+    return bad(b, o, "%s is a %s, not an int", what, pyprof__marshal_kind_name(o->kind));
+}
+
+/* A time: a float, or an int (austin-python writes microsecond counts, the
+ * profile module integer zeros). */
+static int
+time_of(builder *b, uint32_t i, const char *what, double *out)
+{
+    const pyprof__mobj *o = obj(b, i);
+    if (o->kind == PYPROF__M_FLOAT) {
+        *out = o->u.d;
+        b->seen_float_time = true;
+        return 0;
+    }
+    if (o->kind == PYPROF__M_INT) {
+        *out = (double)o->u.i;
+        return 0;
+    }
+    if (o->kind == PYPROF__M_BIGINT)
+        return pyprof_input_error(b->in, b->err, PYPROF_ELIMIT, FMT, b->base + o->pos,
+                                  "%s does not fit in 64 bits", what);
+    return bad(b, o, "%s is a %s, not a number", what, pyprof__marshal_kind_name(o->kind));
+}
+
+/* (cc, nc, tt, ct, callers) -> counters of `f`; returns the callers dict. */
+static int
+entry_counts(builder *b, pyprof_id f, uint32_t vi, const pyprof__mobj **callers)
+{
+    const pyprof__mobj *v = obj(b, vi);
+    if (v->kind != PYPROF__M_TUPLE || v->len != 5)
+        return bad(b, v, "function value is a %s, not a (cc, nc, tt, ct, callers) tuple",
+                   v->kind == PYPROF__M_TUPLE ? "tuple of other size"
+                                              : pyprof__marshal_kind_name(v->kind));
+    pyprof_counts c;
+    int rc;
+    if ((rc = count_of(b, kid(b, v, 0), "primitive call count", &c.primcalls)) < 0 ||
+        (rc = count_of(b, kid(b, v, 1), "call count", &c.ncalls)) < 0 ||
+        (rc = time_of(b, kid(b, v, 2), "total time", &c.tottime)) < 0 ||
+        (rc = time_of(b, kid(b, v, 3), "cumulative time", &c.cumtime)) < 0)
+        return rc;
+    *callers = obj(b, kid(b, v, 4));
+    if ((*callers)->kind != PYPROF__M_DICT)
+        return bad(b, *callers, "callers of a function is a %s, not a dict",
+                   pyprof__marshal_kind_name((*callers)->kind));
+    if (c.primcalls > c.ncalls)
+        b->seen_cc_gt_nc = true;
+    pyprof_profile_func_mut(b->p, f)->counts = c;
+    return 0;
+}
+
+/* One callers-dict item: caller key -> (nc, cc, tt, ct) or a bare count. */
+static int
+add_edge(builder *b, pyprof_id callee, uint32_t ki, uint32_t vi)
+{
+    pyprof_id caller, e;
+    int rc;
+    if ((rc = key_func(b, ki, PYPROF_FUNC_CALLER_ONLY, &caller)) < 0)
+        return rc;
+    const pyprof__mobj *v = obj(b, vi);
+    pyprof_counts c = {0, 0, 0.0, 0.0};
+    uint32_t flags = 0;
+    if (v->kind == PYPROF__M_INT || v->kind == PYPROF__M_BIGINT) {
+        if ((rc = count_of(b, vi, "caller's call count", &c.ncalls)) < 0)
+            return rc;
+        c.primcalls = c.ncalls;
+        flags = PYPROF_EDGE_COUNT_ONLY;
+        b->seen_int_caller = true;
+    } else if (v->kind == PYPROF__M_TUPLE && v->len == 4) {
+        /* NOTE: (nc, cc, ...) here, the reverse of the function's tuple */
+        if ((rc = count_of(b, kid(b, v, 0), "caller's call count", &c.ncalls)) < 0 ||
+            (rc = count_of(b, kid(b, v, 1), "caller's primitive call count", &c.primcalls)) < 0 ||
+            (rc = time_of(b, kid(b, v, 2), "caller's total time", &c.tottime)) < 0 ||
+            (rc = time_of(b, kid(b, v, 3), "caller's cumulative time", &c.cumtime)) < 0)
+            return rc;
+        b->seen_tuple_caller = true;
+    } else {
+        return bad(b, v, "caller value is a %s, not an int or a (nc, cc, tt, ct) tuple",
+                   v->kind == PYPROF__M_TUPLE ? "tuple of other size"
+                                              : pyprof__marshal_kind_name(v->kind));
+    }
+    if ((rc = pyprof_profile_edge_intern(b->p, &e, caller, callee, NULL)) < 0)
+        return oom(b, v, rc);
+    pyprof_edge *edge = pyprof_profile_edge_mut(b->p, e);
+    edge->counts = c; /* a repeated caller key: the last value wins */
+    edge->flags = flags;
+    return 0;
+}
+
+/* Name the producer from the evidence (docs/formats.md 3.3). */
+static int
+note_producer(builder *b)
+{
+    const char *producer = NULL;
+    int rc;
+    if (b->sampled)
+        producer = "profiling.sampling";
+    else if (b->seen_tilde)
+        producer = "cProfile";
+    else if (b->seen_int_caller || b->seen_profiler_key)
+        producer = b->seen_profiler_key ? "profile" : "hotshot";
+    else if (b->seen_cc_gt_nc || b->seen_builtins_key)
+        producer = "yappi"; /* its (ncall, nactualcall) are kept as written */
+    else if (!b->seen_float_time && !b->seen_nonempty_callers)
+        producer = "austin-python";
+    if (producer && (rc = pyprof_profile_meta_set(b->p, "producer", producer)) < 0)
+        return oom(b, NULL, rc);
+    if (b->sampled && (rc = pyprof_profile_meta_set(b->p, "sampled", "1")) < 0)
+        return oom(b, NULL, rc);
+    if (b->doc.dialect == PYPROF__MDIALECT_PY2 &&
+        (rc = pyprof_profile_meta_set(b->p, "python", "2")) < 0)
+        return oom(b, NULL, rc);
+    return 0;
+}
+
+static int
+build(builder *b)
+{
+    const pyprof__mobj *top = obj(b, b->doc.top);
+    int rc;
+    if (top->kind != PYPROF__M_DICT)
+        return bad(b, top, "the top-level object is a %s, not a dict of functions",
+                   pyprof__marshal_kind_name(top->kind));
+    if (top->len == 0)
+        return bad(b, top, "an empty profile: the dict has no entries");
+    b->memo = pyprof__calloc(b->doc.nobjs, sizeof(uint32_t));
+    b->value_of = pyprof__malloc((size_t)top->len * sizeof(uint32_t));
+    if (!b->memo || !b->value_of)
+        return oom(b, top, PYPROF_ENOMEM);
+
+    /* pass 1: every entry's function, in file order (its first position) */
+    for (uint32_t k = 0; k < top->len; k++) {
+        uint32_t ki = kid(b, top, 2 * k), vi = kid(b, top, 2 * k + 1);
+        if (is_marker(b, obj(b, ki))) {
+            b->sampled = true;
+            continue;
+        }
+        pyprof_id f;
+        if ((rc = key_func(b, ki, 0, &f)) < 0)
+            return rc;
+        if (f >= b->nvalues) {
+            for (size_t j = b->nvalues; j <= f; j++)
+                b->value_of[j] = PYPROF_NONE;
+            b->nvalues = (size_t)f + 1;
+        }
+        b->value_of[f] = vi; /* a repeated key: the last value wins */
+    }
+    if (b->nvalues == 0)
+        return bad(b, top, "an empty profile: the dict has no function entries");
+
+    /* pass 2: counters and callers; unknown callers are created after all
+     * entries, so entries keep their file order */
+    for (pyprof_id f = 0; f < b->nvalues; f++) {
+        const pyprof__mobj *callers = NULL;
+        if ((rc = entry_counts(b, f, b->value_of[f], &callers)) < 0)
+            return rc;
+        if (callers->len)
+            b->seen_nonempty_callers = true;
+        for (uint32_t k = 0; k < callers->len; k++)
+            if ((rc = add_edge(b, f, kid(b, callers, 2 * k), kid(b, callers, 2 * k + 1))) < 0)
+                return rc;
+    }
+    return note_producer(b);
 }
 
 static int
 pstats_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts, pyprof_error *err)
 {
-    (void)p;
-    (void)opts;
-    return pyprof_input_error(in, err, PYPROF_EUNSUPPORTED, "pstats", 0,
-                              "reading pstats files is not implemented yet");
+    builder b = {.p = p, .in = in, .err = err};
+    const unsigned char *data;
+    size_t len;
+    int rc;
+
+    if (pyprof_profile_func_count(p) != 0)
+        return pyprof_input_error(in, err, PYPROF_EINVAL, FMT, 0,
+                                  "the reader needs an empty profile");
+    b.base = pyprof_input_offset(in);
+    if ((rc = pyprof_input_slurp(in, &data, &len, err)) < 0)
+        return rc;
+    if (len == 0)
+        return pyprof_input_error(in, err, PYPROF_EFORMAT, FMT, b.base, "empty file");
+
+    pyprof__marshal_options mo = {.max_depth = opts ? opts->max_depth : 0, .code_in_keys = true};
+    rc = pyprof__marshal_load(&b.doc, data, len, &mo);
+    if (rc < 0) {
+        rc = pyprof_input_error(in, err, rc, FMT, b.base + b.doc.err_pos, "%s", b.doc.err_msg);
+        goto out;
+    }
+    if (b.doc.end != len) {
+        rc = pyprof_input_error(in, err, PYPROF_EFORMAT, FMT, b.base + b.doc.end,
+                                "%zu bytes of trailing data after the stats dict", len - b.doc.end);
+        goto out;
+    }
+    rc = build(&b);
+out:
+    pyprof__free(b.memo);
+    pyprof__free(b.value_of);
+    pyprof__marshal_free(&b.doc);
+    return rc;
 }
 
 const pyprof__format pyprof__format_pstats = {
     .name = "pstats",
-    .aliases = NULL,
+    .aliases = "prof cprofile",
     .description = "Python pstats (cProfile, profile, yappi, austin-python): a marshalled dict",
     .probe = pstats_probe,
     .read = pstats_read,

@@ -1,0 +1,732 @@
+/*
+ * marshal.c - decode one Python marshal object from memory into a document
+ * of indexed objects (see marshal.h).
+ *
+ * Spec: docs/formats.md section 2 (type codes of every version 0-5, FLAG_REF
+ * and 'r', Python 2 interning with 't'/'R', longs, text and binary floats,
+ * the four code-object layouts).  What is not supported: version 6 (3.15's
+ * frozendict, whose code is not pinned yet) and '?' (a failed dump) are
+ * "unknown type code" errors.
+ *
+ * Structure: a recursive-descent reader whose depth is bounded by
+ * max_depth (2000 as CPython; a frame is a few dozen bytes of C stack).  The
+ * document is built as it goes: an object is allocated when its type byte
+ * is read, which is also when a FLAG_REF slot is numbered (CPython's
+ * pre-order numbering), so a back-reference is just the index of an earlier
+ * object.  Counted containers reserve their children's slots in doc->kids
+ * up front, so each container's children are contiguous without a copy;
+ * dicts, whose size is not written, collect pairs on a scratch stack.
+ *
+ * Bounds: a count or length is checked against the bytes left before
+ * anything is reserved (every element takes at least one byte), so memory
+ * stays within a small multiple of the input size, whatever the counts say.
+ */
+#include "config.h"
+
+#include "marshal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "pyprof_int.h"
+
+#define FLAG_REF 0x80
+
+/* A 3.11+ code object has 5 longs, 8 objects, 1 long, 2 objects; the
+ * others 4-6 longs, 8 objects, 1 long, 1 object. */
+#define CODE_FIELDS 8
+
+typedef struct reader {
+    pyprof__marshal_doc *doc;
+    size_t pos;
+    uint32_t max_depth;
+    bool code_in_keys;
+    uint32_t *refs; /* FLAG_REF slots -> object index */
+    size_t nrefs, refs_cap;
+    uint32_t *interned; /* Python 2 't' strings, for 'R' */
+    size_t ninterned, interned_cap;
+    uint32_t *scratch; /* dict pairs being collected */
+    size_t nscratch, scratch_cap;
+    /* code objects: the layout being tried by the outermost one, which
+     * nested code objects (in its consts) must share */
+    uint8_t trial_layout;
+} reader;
+
+const char *
+pyprof__marshal_kind_name(int kind)
+{
+    static const char *const names[] = {
+        "None",  "bool",    "StopIteration", "Ellipsis", "int",         "int beyond 64 bits",
+        "float", "complex", "str",           "bytes",    "tuple",       "list",
+        "dict",  "set",     "frozenset",     "slice",    "code object",
+    };
+    if (kind < 0 || (size_t)kind >= sizeof(names) / sizeof(names[0]))
+        return "object";
+    return names[kind];
+}
+
+static int fail(reader *r, int code, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Record the error (the first one wins until a trial parse resets it). */
+static int
+fail(reader *r, int code, size_t pos, const char *fmt, ...)
+{
+    pyprof__marshal_doc *d = r->doc;
+    va_list ap;
+    d->err_code = code;
+    d->err_pos = pos;
+    va_start(ap, fmt);
+    vsnprintf(d->err_msg, sizeof(d->err_msg), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int
+oom(reader *r)
+{
+    return fail(r, PYPROF_ENOMEM, r->pos, "out of memory");
+}
+
+static int
+truncated(reader *r, const char *what)
+{
+    return fail(r, PYPROF_EFORMAT, r->doc->size, "unexpected end of data in %s", what);
+}
+
+static size_t
+left(const reader *r)
+{
+    return r->doc->size - r->pos;
+}
+
+static uint32_t
+get_u32(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* A signed 32-bit field, sign-extended as CPython's r_long does. */
+static int
+read_i32(reader *r, int32_t *out, const char *what)
+{
+    if (left(r) < 4)
+        return truncated(r, what);
+    uint32_t u = get_u32(r->doc->buf + r->pos);
+    *out = (int32_t)u; /* two's complement, as every supported compiler does */
+    r->pos += 4;
+    return 0;
+}
+
+/* A size or count: 0 <= n <= 0x7FFFFFFF, and at most `left` units of
+ * `unit` bytes must still fit in the input. */
+static int
+read_size(reader *r, uint32_t *out, size_t unit, const char *what)
+{
+    size_t at = r->pos;
+    int32_t n;
+    int rc = read_i32(r, &n, what);
+    if (rc < 0)
+        return rc;
+    if (n < 0)
+        return fail(r, PYPROF_EFORMAT, at, "negative size %ld in %s", (long)n, what);
+    if ((size_t)n > left(r) / unit)
+        return fail(r, PYPROF_EFORMAT, at, "%s of size %ld, more than the %zu bytes left", what,
+                    (long)n, left(r));
+    *out = (uint32_t)n;
+    return 0;
+}
+
+static double
+get_f64(const unsigned char *b)
+{
+    uint64_t u = 0;
+    for (int i = 7; i >= 0; i--)
+        u = u << 8 | b[i];
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* Append a new object; its slot index is its identity. */
+static int
+new_obj(reader *r, uint32_t *out, uint8_t kind, uint8_t code, size_t pos)
+{
+    pyprof__marshal_doc *d = r->doc;
+    if (d->nobjs >= UINT32_MAX - 1)
+        return fail(r, PYPROF_ELIMIT, pos, "more than 4 billion objects");
+    if (PYPROF_GROW(d->objs, d->objs_cap, d->nobjs + 1) < 0)
+        return oom(r);
+    pyprof__mobj *o = &d->objs[d->nobjs];
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->code = code;
+    o->pos = pos;
+    *out = (uint32_t)d->nobjs++;
+    return 0;
+}
+
+/* Reserve n contiguous child slots; returns the index of the first. */
+static int
+reserve_kids(reader *r, uint32_t *first, size_t n)
+{
+    pyprof__marshal_doc *d = r->doc;
+    if (d->nkids + n >= UINT32_MAX)
+        return fail(r, PYPROF_ELIMIT, r->pos, "more than 4 billion container elements");
+    if (PYPROF_GROW(d->kids, d->kids_cap, d->nkids + n) < 0)
+        return oom(r);
+    *first = (uint32_t)d->nkids;
+    d->nkids += n;
+    return 0;
+}
+
+static int
+push_u32(reader *r, uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
+{
+    if (PYPROF_GROW(*arr, *cap, *n + 1) < 0)
+        return oom(r);
+    (*arr)[(*n)++] = v;
+    return 0;
+}
+
+/* The type byte's dialect consequence: Python 2 streams have no FLAG_REF
+ * and name things with 's'/'t'; decide at the first string (spec 2.6). */
+static void
+note_string(reader *r, unsigned char code)
+{
+    pyprof__marshal_doc *d = r->doc;
+    if (d->dialect == PYPROF__MDIALECT_UNKNOWN)
+        d->dialect = (!d->flag_ref_seen && (code == 's' || code == 't')) ? PYPROF__MDIALECT_PY2
+                                                                         : PYPROF__MDIALECT_PY3;
+}
+
+static int read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok);
+
+/* ---- scalars ------------------------------------------------------------- */
+
+/* 'l': |n| base-2^15 digits, least significant first. */
+static int
+read_long(reader *r, pyprof__mobj *o)
+{
+    size_t at = r->pos;
+    int32_t n;
+    int rc = read_i32(r, &n, "a long integer");
+    if (rc < 0)
+        return rc;
+    if (n == INT32_MIN)
+        return fail(r, PYPROF_EFORMAT, at, "long integer size out of range");
+    uint32_t ndigits = (uint32_t)(n < 0 ? -n : n);
+    if (ndigits > left(r) / 2)
+        return fail(r, PYPROF_EFORMAT, at, "long integer of %lu digits, more than the bytes left",
+                    (unsigned long)ndigits);
+    const unsigned char *b = r->doc->buf + r->pos;
+    uint64_t mag = 0;
+    bool big = false;
+    for (uint32_t k = 0; k < ndigits; k++) {
+        unsigned dig = (unsigned)b[2 * k] | (unsigned)b[2 * k + 1] << 8;
+        if (dig > 0x7FFF)
+            return fail(r, PYPROF_EFORMAT, r->pos + 2 * k, "long integer digit out of range");
+        if (k == ndigits - 1 && dig == 0)
+            return fail(r, PYPROF_EFORMAT, r->pos + 2 * k, "unnormalized long integer");
+        /* digit k is worth 2^(15k): beyond 2^63 the value stops fitting */
+        if (dig == 0 || big)
+            continue;
+        if (k >= 5 || (k == 4 && dig > 15)) {
+            big = true;
+            continue;
+        }
+        mag |= (uint64_t)dig << (15 * k);
+    }
+    r->pos += 2 * (size_t)ndigits;
+    /* int64 holds -2^63 .. 2^63-1 */
+    if (big || (n > 0 && mag > (uint64_t)INT64_MAX) || (n < 0 && mag > (uint64_t)INT64_MAX + 1)) {
+        o->kind = PYPROF__M_BIGINT;
+        return 0;
+    }
+    o->u.i = n < 0 ? (int64_t)(0 - mag) : (int64_t)mag;
+    return 0;
+}
+
+/* 'f' (and half of 'x'): u8 length + the repr text of a float. */
+static int
+read_text_float(reader *r, double *out)
+{
+    if (left(r) < 1)
+        return truncated(r, "a text float");
+    size_t at = r->pos;
+    size_t n = r->doc->buf[r->pos++];
+    if (n > left(r))
+        return truncated(r, "a text float");
+    char text[256];
+    memcpy(text, r->doc->buf + r->pos, n);
+    text[n] = '\0';
+    char *end;
+    double v = pyprof__strtod_c(text, &end);
+    if (n == 0 || end != text + n)
+        return fail(r, PYPROF_EFORMAT, at, "bad text float");
+    r->pos += n;
+    *out = v;
+    return 0;
+}
+
+static int
+read_string(reader *r, pyprof__mobj *o, unsigned char code)
+{
+    uint32_t n;
+    int rc;
+    if (code == 'z' || code == 'Z') {
+        if (left(r) < 1)
+            return truncated(r, "a string");
+        n = r->doc->buf[r->pos++];
+        if (n > left(r))
+            return truncated(r, "a string");
+    } else if ((rc = read_size(r, &n, 1, "a string")) < 0) {
+        return rc;
+    }
+    o->len = n;
+    o->u.str = r->pos;
+    r->pos += n;
+    return 0;
+}
+
+/* ---- containers ---------------------------------------------------------- */
+
+static bool
+is_string(const pyprof__mobj *o)
+{
+    return o->kind == PYPROF__M_STR || o->kind == PYPROF__M_BYTES;
+}
+
+/* Tuples, lists, sets, frozensets: n then n objects, none of them NULL.
+ * A 3-tuple (string, int, X) is a pstats key, where X may be a code object. */
+static int
+read_sequence(reader *r, uint32_t self, uint32_t n, uint32_t depth, bool code_ok)
+{
+    uint32_t first;
+    int rc = reserve_kids(r, &first, n);
+    if (rc < 0)
+        return rc;
+    pyprof__marshal_doc *d = r->doc;
+    d->objs[self].len = n;
+    d->objs[self].u.kids = first;
+    d->objs[self].building = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        bool kid_code_ok = code_ok;
+        if (!kid_code_ok && r->code_in_keys && n == 3 && k == 2 &&
+            d->objs[self].kind == PYPROF__M_TUPLE) {
+            const pyprof__mobj *f = &d->objs[d->kids[first]];
+            const pyprof__mobj *l = &d->objs[d->kids[first + 1]];
+            kid_code_ok = is_string(f) && l->kind == PYPROF__M_INT;
+        }
+        uint32_t kid;
+        if ((rc = read_object(r, &kid, depth + 1, kid_code_ok)) < 0)
+            return rc;
+        d->kids[first + k] = kid;
+    }
+    d->objs[self].building = 0;
+    return 0;
+}
+
+/* Dict: key/value pairs until a NULL ('0') where a key would start. */
+static int
+read_dict(reader *r, uint32_t self, uint32_t depth, bool code_ok)
+{
+    pyprof__marshal_doc *d = r->doc;
+    size_t base = r->nscratch;
+    int rc;
+    d->objs[self].building = 1;
+    for (;;) {
+        if (left(r) < 1)
+            return truncated(r, "a dict");
+        if (d->buf[r->pos] == '0') {
+            r->pos++;
+            break;
+        }
+        uint32_t key, val;
+        if ((rc = read_object(r, &key, depth + 1, code_ok)) < 0)
+            return rc;
+        if (left(r) >= 1 && d->buf[r->pos] == '0')
+            return fail(r, PYPROF_EFORMAT, r->pos, "dict key without a value");
+        if ((rc = read_object(r, &val, depth + 1, code_ok)) < 0)
+            return rc;
+        if ((rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, key)) < 0 ||
+            (rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, val)) < 0)
+            return rc;
+    }
+    size_t n = r->nscratch - base;
+    uint32_t first;
+    if ((rc = reserve_kids(r, &first, n)) < 0)
+        return rc;
+    memcpy(d->kids + first, r->scratch + base, n * sizeof(uint32_t));
+    r->nscratch = base;
+    d->objs[self].len = (uint32_t)(n / 2);
+    d->objs[self].u.kids = first;
+    d->objs[self].building = 0;
+    return 0;
+}
+
+/* ---- code objects -------------------------------------------------------- */
+
+/* What each of the 8 object fields must be: B bytes, T tuple, S string. */
+static const char *const code_types[] = {
+    [PYPROF__MCODE_PY27] = "BTTTTTSS",
+    [PYPROF__MCODE_PY30] = "BTTTTTSS",
+    [PYPROF__MCODE_PY38] = "BTTTTTSS",
+    [PYPROF__MCODE_PY311] = "BTTTBSSS",
+};
+static const int code_longs[] = {
+    [PYPROF__MCODE_PY27] = 4,
+    [PYPROF__MCODE_PY30] = 5,
+    [PYPROF__MCODE_PY38] = 6,
+    [PYPROF__MCODE_PY311] = 5,
+};
+
+static bool
+kind_fits(const pyprof__mobj *o, char want)
+{
+    switch (want) {
+    case 'B':
+        return o->kind == PYPROF__M_BYTES;
+    case 'T':
+        return o->kind == PYPROF__M_TUPLE;
+    default:
+        return is_string(o);
+    }
+}
+
+/* One attempt at reading the fields of code object `self` with `layout`. */
+static int
+read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
+{
+    pyprof__marshal_doc *d = r->doc;
+    int32_t v;
+    int rc;
+    for (int k = 0; k < code_longs[layout]; k++)
+        if ((rc = read_i32(r, &v, "a code object")) < 0)
+            return rc;
+    uint32_t fields[CODE_FIELDS];
+    for (int k = 0; k < CODE_FIELDS; k++) {
+        size_t at = r->pos;
+        /* nested code objects live in consts (field 1) */
+        if ((rc = read_object(r, &fields[k], depth + 1, k == 1)) < 0)
+            return rc;
+        if (!kind_fits(&d->objs[fields[k]], code_types[layout][k]))
+            return fail(r, PYPROF_EFORMAT, at, "code object field %d is a %s", k,
+                        pyprof__marshal_kind_name(d->objs[fields[k]].kind));
+    }
+    int32_t firstlineno;
+    if ((rc = read_i32(r, &firstlineno, "a code object")) < 0)
+        return rc;
+    for (int k = 0; k < (layout == PYPROF__MCODE_PY311 ? 2 : 1); k++) {
+        size_t at = r->pos;
+        uint32_t t;
+        if ((rc = read_object(r, &t, depth + 1, false)) < 0)
+            return rc;
+        if (d->objs[t].kind != PYPROF__M_BYTES)
+            return fail(r, PYPROF_EFORMAT, at, "code object line table is a %s",
+                        pyprof__marshal_kind_name(d->objs[t].kind));
+    }
+    /* filename and name: fields 6/7 up to 3.10, 5/6 from 3.11 */
+    int fn = layout == PYPROF__MCODE_PY311 ? 5 : 6;
+    uint32_t first;
+    if ((rc = reserve_kids(r, &first, 2)) < 0)
+        return rc;
+    d->kids[first] = fields[fn];
+    d->kids[first + 1] = fields[fn + 1];
+    pyprof__mobj *o = &d->objs[self];
+    o->u.code.kids = first;
+    o->u.code.line = firstlineno;
+    o->len = 2;
+    o->layout = (uint8_t)layout;
+    return 0;
+}
+
+/*
+ * The stream does not say which layout it uses: try them (spec 2.9), and
+ * roll everything an attempt built back before the next one.  Only the
+ * outermost code object of a file tries several; nested ones, and every
+ * later one once a layout has worked, use that layout, so the work stays
+ * within a few passes over the input.
+ */
+static int
+read_code(reader *r, uint32_t self, uint32_t depth)
+{
+    pyprof__marshal_doc *d = r->doc;
+    int order[4], n = 0;
+    if (r->trial_layout)
+        order[n++] = r->trial_layout;
+    else if (d->code_layout)
+        order[n++] = d->code_layout;
+    else if (d->dialect == PYPROF__MDIALECT_PY2)
+        order[n++] = PYPROF__MCODE_PY27;
+    else {
+        order[n++] = PYPROF__MCODE_PY311;
+        order[n++] = PYPROF__MCODE_PY38;
+        order[n++] = PYPROF__MCODE_PY30;
+    }
+    if (n == 1) {
+        uint8_t saved = r->trial_layout;
+        r->trial_layout = (uint8_t)order[0];
+        int rc = read_code_fields(r, self, order[0], depth);
+        r->trial_layout = saved;
+        if (rc == 0 && !d->code_layout)
+            d->code_layout = (uint8_t)order[0];
+        return rc;
+    }
+
+    size_t pos = r->pos, nobjs = d->nobjs, nkids = d->nkids, nrefs = r->nrefs;
+    size_t ninterned = r->ninterned, nscratch = r->nscratch;
+    pyprof__mdialect dialect = d->dialect;
+    bool flag_ref_seen = d->flag_ref_seen;
+    /* the error of the attempt that got furthest is the most telling */
+    int best_code = 0;
+    uint64_t best_pos = 0;
+    char best_msg[sizeof(d->err_msg)] = "";
+    for (int t = 0; t < n; t++) {
+        r->trial_layout = (uint8_t)order[t];
+        int rc = read_code_fields(r, self, order[t], depth);
+        r->trial_layout = 0;
+        if (rc == 0) {
+            d->code_layout = (uint8_t)order[t];
+            return 0;
+        }
+        if (rc != PYPROF_EFORMAT)
+            return rc; /* out of memory, or a limit: no point in trying on */
+        if (!best_code || d->err_pos > best_pos) {
+            best_code = rc;
+            best_pos = d->err_pos;
+            memcpy(best_msg, d->err_msg, sizeof best_msg);
+        }
+        r->pos = pos;
+        d->nobjs = nobjs;
+        d->nkids = nkids;
+        r->nrefs = nrefs;
+        r->ninterned = ninterned;
+        r->nscratch = nscratch;
+        d->dialect = dialect;
+        d->flag_ref_seen = flag_ref_seen;
+    }
+    return fail(r, PYPROF_EFORMAT, best_pos, "code object at offset %llu fits no known layout (%s)",
+                (unsigned long long)d->objs[self].pos, best_msg);
+}
+
+/* ---- the dispatcher ------------------------------------------------------ */
+
+static int
+read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
+{
+    pyprof__marshal_doc *d = r->doc;
+    size_t at = r->pos;
+    int rc;
+    if (depth > r->max_depth)
+        return fail(r, PYPROF_ELIMIT, at, "objects nested deeper than %lu levels",
+                    (unsigned long)r->max_depth);
+    if (left(r) < 1)
+        return truncated(r, "an object");
+    unsigned char byte = d->buf[r->pos++];
+    unsigned char code = byte & 0x7F;
+    bool flag = byte & FLAG_REF;
+
+    /* codes that produce no new object */
+    switch (code) {
+    case '0':
+        return fail(r, PYPROF_EFORMAT, at, "NULL object where a value was expected");
+    case 'r': {
+        size_t rat = r->pos;
+        int32_t idx;
+        if (flag)
+            return fail(r, PYPROF_EFORMAT, at, "FLAG_REF on a back-reference");
+        if ((rc = read_i32(r, &idx, "a back-reference")) < 0)
+            return rc;
+        if (idx < 0 || (size_t)idx >= r->nrefs)
+            return fail(r, PYPROF_EFORMAT, rat, "back-reference %ld out of range (%zu objects)",
+                        (long)idx, r->nrefs);
+        uint32_t o = r->refs[idx];
+        if (d->objs[o].building)
+            return fail(r, PYPROF_EFORMAT, rat, "back-reference to a container still being read");
+        if (d->objs[o].kind == PYPROF__M_CODE && !code_ok)
+            return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
+        *out = o;
+        return 0;
+    }
+    case 'R': {
+        size_t rat = r->pos;
+        int32_t idx;
+        if (d->dialect == PYPROF__MDIALECT_PY3)
+            return fail(r, PYPROF_EFORMAT, at,
+                        "Python 2 interned-string reference 'R' in a Python 3 stream");
+        if ((rc = read_i32(r, &idx, "an interned-string reference")) < 0)
+            return rc;
+        if (idx < 0 || (size_t)idx >= r->ninterned)
+            return fail(r, PYPROF_EFORMAT, rat,
+                        "interned-string reference %ld out of range (%zu strings)", (long)idx,
+                        r->ninterned);
+        *out = r->interned[idx];
+        return 0;
+    }
+    default:
+        break;
+    }
+
+    uint32_t self = 0;
+    if ((rc = new_obj(r, &self, PYPROF__M_NONE, code, at)) < 0)
+        return rc;
+    if (flag) {
+        d->flag_ref_seen = true;
+        if ((rc = push_u32(r, &r->refs, &r->nrefs, &r->refs_cap, self)) < 0)
+            return rc;
+    }
+    *out = self;
+    pyprof__mobj *o = &d->objs[self]; /* valid until the next new_obj */
+    uint32_t n;
+    switch (code) {
+    case 'N':
+        return 0;
+    case 'F':
+    case 'T':
+        o->kind = PYPROF__M_BOOL;
+        o->u.i = code == 'T';
+        return 0;
+    case 'S':
+        o->kind = PYPROF__M_STOPITER;
+        return 0;
+    case '.':
+        o->kind = PYPROF__M_ELLIPSIS;
+        return 0;
+    case 'i': {
+        int32_t v;
+        if ((rc = read_i32(r, &v, "an int")) < 0)
+            return rc;
+        o->kind = PYPROF__M_INT;
+        o->u.i = v;
+        return 0;
+    }
+    case 'I': {
+        if (left(r) < 8)
+            return truncated(r, "a 64-bit int");
+        const unsigned char *b = d->buf + r->pos;
+        uint64_t u = (uint64_t)get_u32(b) | (uint64_t)get_u32(b + 4) << 32;
+        o->kind = PYPROF__M_INT;
+        o->u.i = (int64_t)u;
+        r->pos += 8;
+        return 0;
+    }
+    case 'l':
+        o->kind = PYPROF__M_INT;
+        return read_long(r, o);
+    case 'g':
+        if (left(r) < 8)
+            return truncated(r, "a binary float");
+        o->kind = PYPROF__M_FLOAT;
+        o->u.d = get_f64(d->buf + r->pos);
+        r->pos += 8;
+        return 0;
+    case 'f':
+        o->kind = PYPROF__M_FLOAT;
+        return read_text_float(r, &o->u.d);
+    case 'y':
+        if (left(r) < 16)
+            return truncated(r, "a binary complex");
+        o->kind = PYPROF__M_COMPLEX;
+        r->pos += 16;
+        return 0;
+    case 'x': {
+        double re, im;
+        o->kind = PYPROF__M_COMPLEX;
+        if ((rc = read_text_float(r, &re)) < 0 || (rc = read_text_float(r, &im)) < 0)
+            return rc;
+        return 0;
+    }
+    case 's':
+    case 't':
+    case 'u':
+    case 'a':
+    case 'A':
+    case 'z':
+    case 'Z':
+        note_string(r, code);
+        o->kind = (code == 's' || (code == 't' && d->dialect == PYPROF__MDIALECT_PY2))
+                      ? PYPROF__M_BYTES
+                      : PYPROF__M_STR;
+        if ((rc = read_string(r, o, code)) < 0)
+            return rc;
+        if (code == 't' && d->dialect == PYPROF__MDIALECT_PY2)
+            return push_u32(r, &r->interned, &r->ninterned, &r->interned_cap, self);
+        return 0;
+    case '(':
+    case ')':
+    case '[':
+    case '<':
+    case '>':
+        o->kind = code == '['   ? PYPROF__M_LIST
+                  : code == '<' ? PYPROF__M_SET
+                  : code == '>' ? PYPROF__M_FROZENSET
+                                : PYPROF__M_TUPLE;
+        if (code == ')') {
+            if (left(r) < 1)
+                return truncated(r, "a tuple");
+            n = d->buf[r->pos++];
+            if (n > left(r))
+                return truncated(r, "a tuple");
+        } else if ((rc = read_size(r, &n, 1, "a container")) < 0) {
+            return rc;
+        }
+        return read_sequence(r, self, n, depth, code_ok);
+    case '{':
+        o->kind = PYPROF__M_DICT;
+        return read_dict(r, self, depth, code_ok);
+    case ':':
+        o->kind = PYPROF__M_SLICE;
+        return read_sequence(r, self, 3, depth, code_ok);
+    case 'c':
+        if (!code_ok)
+            return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
+        o->kind = PYPROF__M_CODE;
+        o->building = 1;
+        if ((rc = read_code(r, self, depth)) < 0)
+            return rc;
+        d->objs[self].building = 0;
+        return 0;
+    default:
+        return fail(r, PYPROF_EFORMAT, at, "unknown type code 0x%02x", byte);
+    }
+}
+
+int
+pyprof__marshal_load(pyprof__marshal_doc *doc, const unsigned char *buf, size_t size,
+                     const pyprof__marshal_options *opts)
+{
+    memset(doc, 0, sizeof *doc);
+    doc->buf = buf;
+    doc->size = size;
+    reader r = {.doc = doc};
+    r.max_depth = opts && opts->max_depth ? opts->max_depth : PYPROF__DEFAULT_MAX_DEPTH;
+    r.code_in_keys = opts ? opts->code_in_keys : false;
+    /* a size hint (objects take 2-10 bytes each) that saves early regrowth */
+    size_t hint = size / 16 + 16;
+    if (PYPROF_GROW(doc->objs, doc->objs_cap, hint) < 0 ||
+        PYPROF_GROW(doc->kids, doc->kids_cap, hint) < 0) {
+        fail(&r, PYPROF_ENOMEM, 0, "out of memory");
+        return PYPROF_ENOMEM;
+    }
+    uint32_t top;
+    int rc = read_object(&r, &top, 0, false);
+    pyprof__free(r.refs);
+    pyprof__free(r.interned);
+    pyprof__free(r.scratch);
+    if (rc < 0)
+        return rc;
+    doc->top = top;
+    doc->end = r.pos;
+    return 0;
+}
+
+void
+pyprof__marshal_free(pyprof__marshal_doc *doc)
+{
+    pyprof__free(doc->objs);
+    pyprof__free(doc->kids);
+    doc->objs = NULL;
+    doc->kids = NULL;
+    doc->nobjs = doc->objs_cap = doc->nkids = doc->kids_cap = 0;
+}
