@@ -13,3 +13,5 @@ tools_pyprof_stats_CPPFLAGS = $(AM_CPPFLAGS) -D_GNU_SOURCE $(EDIT_CFLAGS)
 tools_pyprof_stats_LDADD = $(PYPROF_TOOL_LIBS) $(EDIT_LIBS)
 dist_man1_MANS += tools/pyprof-stats.1
 
+TESTS += tests/stats_corpus.sh
+dist_check_SCRIPTS += tests/stats_corpus.sh
