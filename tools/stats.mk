@@ -15,3 +15,9 @@ dist_man1_MANS += tools/pyprof-stats.1
 
 TESTS += tests/stats_corpus.sh
 dist_check_SCRIPTS += tests/stats_corpus.sh
+
+check_PROGRAMS += tests/t_stats
+tests_t_stats_SOURCES = tests/t_stats.c tests/tap.h
+tests_t_stats_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_t_stats_LDADD = $(TEST_LIBS)
+TESTS += tests/t_stats
