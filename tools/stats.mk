@@ -21,3 +21,5 @@ tests_t_stats_SOURCES = tests/t_stats.c tests/tap.h
 tests_t_stats_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_t_stats_LDADD = $(TEST_LIBS)
 TESTS += tests/t_stats
+TESTS += tests/stats_golden.sh
+dist_check_SCRIPTS += tests/stats_golden.sh
