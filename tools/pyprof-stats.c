@@ -287,8 +287,9 @@ main(int argc, char **argv)
     int export = EXPORT_NONE, opt;
 
     cli_init("pyprof-stats");
+    opterr = 0; /* our own message, without libtool's path in it */
     int cmd_at = first_command(argc, argv);
-    while ((opt = getopt_long(cmd_at, argv, "f:o:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(cmd_at, argv, ":f:o:h", longopts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             if (!pyprof_format_canonical(optarg))
@@ -310,9 +311,10 @@ main(int argc, char **argv)
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;
+        case ':':
+            cli_usage_fail("option '%s' needs an argument", argv[optind - 1]);
         default:
-            fprintf(stderr, "Try 'pyprof-stats --help'.\n");
-            return CLI_EXIT_USAGE;
+            cli_usage_fail("unknown option '%s'", argv[optind - 1]);
         }
     }
     char **files = &argv[optind];

@@ -23,3 +23,6 @@ tests_t_stats_LDADD = $(TEST_LIBS)
 TESTS += tests/t_stats
 TESTS += tests/stats_golden.sh
 dist_check_SCRIPTS += tests/stats_golden.sh
+TESTS += tests/stats_cli.sh tests/stats_browser.sh
+dist_check_SCRIPTS += tests/stats_cli.sh tests/stats_browser.sh
+EXTRA_DIST += tests/stats_pty.py

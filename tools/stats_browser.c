@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,26 @@ report(const pyprof_error *err, const char *prefix)
     pyprof_output_printf(session->out, "%s%s\n", prefix, msg);
 }
 
+/* pstats reports a file it cannot open with Python's OSError texts: the
+ * reason alone for "read", "[Errno N] reason: 'FILE'" for "add". */
+static bool
+unopenable(const char *path, bool full)
+{
+    if (strcmp(path, "-") == 0)
+        return false;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        fclose(f);
+        return false;
+    }
+    int e = errno;
+    if (full)
+        pyprof_output_printf(session->out, "[Errno %d] %s: '%s'\n", e, strerror(e), path);
+    else
+        pyprof_output_printf(session->out, "%s\n", strerror(e));
+    return true;
+}
+
 static void
 do_read(const char *arg)
 {
@@ -116,6 +137,8 @@ do_read(const char *arg)
         arg = again;
     }
     pyprof_error err = PYPROF_ERROR_INIT;
+    if (unopenable(arg, false))
+        return;
     if (stats_session_read(session, arg, &err) < 0) {
         report(&err, "");
         return;
@@ -135,6 +158,14 @@ do_add(const char *arg)
         return;
     }
     pyprof_error err = PYPROF_ERROR_INIT;
+    FILE *f = fopen(arg, "rb");
+    if (!f && strcmp(arg, "-") != 0) {
+        pyprof_output_printf(session->out, "Failed to load statistics for %s: ", arg);
+        unopenable(arg, true);
+        return;
+    }
+    if (f)
+        fclose(f);
     if (pyprof_stats_add_file(session->st, arg, &session->opts, &err) < 0) {
         pyprof_output_printf(session->out, "Failed to load statistics for %s: ", arg);
         report(&err, "");

@@ -216,6 +216,35 @@ pyprof_stats_row(const pyprof_stats *st, size_t i)
     return pyprof__stats_list(st)[i];
 }
 
+/* Load one file for the view: formats of sampled stacks get their call
+ * graph derived; formats without functions' counters (line timings,
+ * memory) are refused, naming what they are. */
+static int
+load_one(pyprof_profile **out, const char *path, const pyprof_read_options *opts, pyprof_error *err)
+{
+    pyprof_profile *p;
+    int rc = pyprof_profile_load(&p, path, opts, err);
+    if (rc < 0)
+        return rc;
+    unsigned caps = pyprof_profile_caps(p);
+    if ((caps & PYPROF_CAP_STACKS) && !(caps & PYPROF_CAP_EDGES))
+        rc = pyprof_profile_derive_callgraph(p, err);
+    const char *format = pyprof_profile_source_count(p)
+                             ? pyprof_profile_string(p, pyprof_profile_source(p, 0)->format)
+                             : "";
+    if (rc == 0 && !(pyprof_profile_caps(p) & PYPROF_CAP_STACKS) &&
+        ((caps & (PYPROF_CAP_LINES | PYPROF_CAP_MEMORY)) || !(caps & PYPROF_CAP_FUNCS)) &&
+        strcmp(format, "pstats") != 0)
+        rc = pyprof_error_set(err, PYPROF_ECAPS, path, format, -1, 0,
+                              "this is a %s file, which has no function table to print", format);
+    if (rc < 0) {
+        pyprof_profile_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
 int
 pyprof_stats_add(pyprof_stats *st, const pyprof_profile *other, pyprof_error *err)
 {
@@ -259,7 +288,7 @@ pyprof_stats_add_file(pyprof_stats *st, const char *path, const pyprof_read_opti
                       pyprof_error *err)
 {
     pyprof_profile *p;
-    int rc = pyprof_profile_load(&p, path, opts, err);
+    int rc = load_one(&p, path, opts, err);
     if (rc < 0)
         return rc;
     rc = pyprof_stats_add(st, p, err);
@@ -275,7 +304,7 @@ pyprof_stats_load(pyprof_stats **out, const char *const *paths, size_t n,
     if (n == 0)
         return pyprof_error_set(err, PYPROF_EINVAL, NULL, NULL, -1, 0, "no input files");
     pyprof_profile *p;
-    int rc = pyprof_profile_load(&p, paths[0], opts, err);
+    int rc = load_one(&p, paths[0], opts, err);
     if (rc < 0)
         return rc;
     pyprof_stats *st;

@@ -51,7 +51,10 @@ pyprof_profile *pyprof_stats_profile(const pyprof_stats *st);
 /**
  * Load files as pstats.Stats(f1, f2, ..., fn) does: f1, then fn, fn-1 ...
  * f2 added in that (reversed) order, which is also the order of the header
- * lines.  `opts` may be NULL.
+ * lines.  `opts` may be NULL.  Sampled stacks (folded files) get their
+ * call graph derived (pyprof_profile_derive_callgraph); a file with no
+ * function counters (line timings, memory) fails with PYPROF_ECAPS saying
+ * which format it is.
  */
 int pyprof_stats_load(pyprof_stats **out, const char *const *paths, size_t n,
                       const pyprof_read_options *opts, pyprof_error *err);
