@@ -10,7 +10,7 @@
 #include "pyprof_int.h"
 
 const pyprof__format *const pyprof__formats[] = {
-    &pyprof__format_pstats,   &pyprof__format_lprof,     &pyprof__format_mprofile,
+    &pyprof__format_pstats,    &pyprof__format_lprof,     &pyprof__format_mprofile,
     &pyprof__format_memreport, &pyprof__format_collapsed,
 };
 const size_t pyprof__format_count = sizeof(pyprof__formats) / sizeof(pyprof__formats[0]);
@@ -81,9 +81,15 @@ what_is_it(const unsigned char *h, size_t n)
         return "gzip-compressed data (decompress it first; zstd is read directly)";
     if (n >= 3 && memcmp(h, "BZh", 3) == 0)
         return "bzip2-compressed data (decompress it first; zstd is read directly)";
-    if (n >= 6 && memcmp(h, "\xfd" "7zXZ", 5) == 0)
+    if (n >= 6 && memcmp(h,
+                         "\xfd"
+                         "7zXZ",
+                         5) == 0)
         return "xz-compressed data (decompress it first; zstd is read directly)";
-    if (n >= 4 && memcmp(h, "\x7f" "ELF", 4) == 0)
+    if (n >= 4 && memcmp(h,
+                         "\x7f"
+                         "ELF",
+                         4) == 0)
         return "an ELF executable";
     if (n >= 5 && (memcmp(h, "<?xml", 5) == 0 || memcmp(h, "<svg", 4) == 0))
         return "an XML/SVG document";
@@ -152,8 +158,8 @@ pyprof_profile_read(pyprof_profile **out, pyprof_input *in, const pyprof_read_op
     if (opts->format) {
         f = lookup(opts->format);
         if (!f)
-            return pyprof_error_set(err, PYPROF_EINVAL, NULL, NULL, -1, 0,
-                                    "unknown format '%s'", opts->format);
+            return pyprof_error_set(err, PYPROF_EINVAL, NULL, NULL, -1, 0, "unknown format '%s'",
+                                    opts->format);
     } else {
         const char *name;
         if ((rc = pyprof_format_probe(in, &name, NULL, err)) < 0)

@@ -31,3 +31,10 @@ pyprofinclude_HEADERS += \
 
 EXTRA_DIST += libpyprof/libpyprof.pc.in
 DISTCLEANFILES += libpyprof/libpyprof.pc
+
+# The backend-neutral scene shared by the flame and plot renderers.
+libpyprof_libpyprof_la_SOURCES += \
+	libpyprof/render/scene.h \
+	libpyprof/render/scene.c \
+	libpyprof/render/scene_svg.c \
+	libpyprof/render/scene_png.c

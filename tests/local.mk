@@ -18,3 +18,28 @@ tests_t_input_CPPFLAGS = $(TEST_CPPFLAGS) $(ZSTD_CFLAGS)
 tests_t_input_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
 
 EXTRA_DIST += tests/fixtures tests/golden
+
+check_PROGRAMS += tests/t_scene
+TESTS += tests/t_scene
+tests_t_scene_SOURCES = tests/t_scene.c tests/tap.h
+tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS)
+tests_t_scene_LDFLAGS = -static
+tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS)
+
+# Whole-build checks: headers stand alone; the installed library works
+# through pkg-config for a program outside the tree.
+TESTS += tests/headers.sh tests/example_installed.sh
+EXTRA_DIST += tests/tap.sh tests/headers.sh tests/example_installed.sh
+EXTRA_DIST += tests/lsan.supp
+
+check_PROGRAMS += tests/t_probe
+TESTS += tests/t_probe
+tests_t_probe_SOURCES = tests/t_probe.c tests/tap.h
+tests_t_probe_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_t_probe_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/t_mutate
+TESTS += tests/t_mutate
+tests_t_mutate_SOURCES = tests/t_mutate.c tests/tap.h
+tests_t_mutate_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_t_mutate_LDADD = $(TEST_LIBS)

@@ -36,8 +36,14 @@ test_strings(void)
     pyprof_id l;
     pyprof_profile_intern_lossy(p, &l, "caf\xe9", 4, 1);
     TAP_IS_STR(pyprof_profile_string(p, l), "caf\xc3\xa9", "latin-1 fallback decodes \\xe9");
-    pyprof_profile_intern_lossy(p, &l, "a\xff" "b", 3, 0);
-    TAP_IS_STR(pyprof_profile_string(p, l), "a\xef\xbf\xbd" "b", "invalid byte becomes U+FFFD");
+    pyprof_profile_intern_lossy(p, &l,
+                                "a\xff"
+                                "b",
+                                3, 0);
+    TAP_IS_STR(pyprof_profile_string(p, l),
+               "a\xef\xbf\xbd"
+               "b",
+               "invalid byte becomes U+FFFD");
     TAP_IS_INT(pyprof_profile_replacements(p), 2, "replacements are counted");
     /* many strings force several rehashes */
     char buf[32];

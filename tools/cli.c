@@ -112,7 +112,7 @@ cli_type_from_path(const char *path)
     const char *dot = path ? strrchr(path, '.') : NULL;
     if (!dot || strchr(dot, '/'))
         return NULL;
-    static const char *const known[] = {"dot", "gv", "svg", "png", "pdf", "json",
+    static const char *const known[] = {"dot", "gv",  "svg",    "png",    "pdf", "json",
                                         "csv", "txt", "folded", "pstats", "prof"};
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
         if (strcmp(dot + 1, known[i]) == 0)

@@ -6,9 +6,9 @@
 #ifndef PYPROF_CLI_H
 #define PYPROF_CLI_H
 
+#include <pyprof/pyprof.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <pyprof/pyprof.h>
 
 /* Exit codes of every tool. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };

@@ -86,8 +86,8 @@ pyprof_error_format(const pyprof_error *err, char *buf, size_t size)
 {
     const char *msg = err->message[0] ? err->message : pyprof_status_string(err->code);
     if (err->source[0] && err->line > 0)
-        return pyprof__snprintf_c(buf, size, "%s: line %lld: %s", err->source,
-                                  (long long)err->line, msg);
+        return pyprof__snprintf_c(buf, size, "%s: line %lld: %s", err->source, (long long)err->line,
+                                  msg);
     if (err->source[0] && err->offset >= 0)
         return pyprof__snprintf_c(buf, size, "%s: offset %lld: %s", err->source,
                                   (long long)err->offset, msg);

@@ -74,8 +74,8 @@ pyprof_profile_merge(pyprof_profile *dst, const pyprof_profile *src, pyprof_erro
         const pyprof_edge *se = &src->edges[i];
         pyprof_id id;
         int created;
-        PYPROF_TRY(pyprof_profile_edge_intern(dst, &id, f.map[se->caller], f.map[se->callee],
-                                              &created));
+        PYPROF_TRY(
+            pyprof_profile_edge_intern(dst, &id, f.map[se->caller], f.map[se->callee], &created));
         pyprof_edge *de = &dst->edges[id];
         if (created) {
             de->flags = se->flags;
@@ -145,8 +145,8 @@ pyprof_profile_merge(pyprof_profile *dst, const pyprof_profile *src, pyprof_erro
 
     for (size_t i = 0; i < src->nsources; i++) {
         const pyprof_source *so = &src->sources[i];
-        PYPROF_TRY(pyprof_profile_add_source(dst, src->str[so->name], src->str[so->format],
-                                             so->mtime));
+        PYPROF_TRY(
+            pyprof_profile_add_source(dst, src->str[so->name], src->str[so->format], so->mtime));
     }
     for (size_t i = 0; i < src->nmeta; i++) {
         const char *k = src->str[src->meta[i].key];

@@ -223,8 +223,7 @@ pyprof_profile_replacements(const pyprof_profile *p)
 /* ---- sources and metadata --------------------------------------------------- */
 
 int
-pyprof_profile_add_source(pyprof_profile *p, const char *name, const char *format,
-                          int64_t mtime)
+pyprof_profile_add_source(pyprof_profile *p, const char *name, const char *format, int64_t mtime)
 {
     pyprof_id n, f;
     int rc = pyprof_profile_intern_lossy(p, &n, name, strlen(name), 0);

@@ -24,8 +24,8 @@
 
 #include "pyprof_int.h"
 
-#define RAW_SIZE ((size_t)128 * 1024)
-#define WINDOW_MIN ((size_t)256 * 1024)
+#define RAW_SIZE         ((size_t)128 * 1024)
+#define WINDOW_MIN       ((size_t)256 * 1024)
 #define LINE_MAX_DEFAULT ((size_t)64 << 20)
 /* Decompression ratio is only checked past this many decoded bytes: small
  * inputs of repetitive text legitimately compress extremely well. */
@@ -36,7 +36,7 @@ int pyprof__error_setv(pyprof_error *err, int code, const char *source, const ch
 
 struct pyprof_input {
     char *name;
-    int fd;       /* -1 for memory inputs */
+    int fd; /* -1 for memory inputs */
     bool own_fd;
     const unsigned char *mem;
     size_t mem_len, mem_pos;
@@ -345,8 +345,8 @@ produce(pyprof_input *in, pyprof_error *err)
             return rc;
         if (in->raw_pos == in->raw_len && in->raw_eof) {
             if (in->zret != 0)
-                return pyprof_error_set(err, PYPROF_EFORMAT, in->name, "zstd",
-                                        (int64_t)in->decoded, 0,
+                return pyprof_error_set(err, PYPROF_EFORMAT, in->name, "zstd", (int64_t)in->decoded,
+                                        0,
                                         "zstd data is truncated (the stream ends inside a frame)");
             in->eof = true;
             return 0;
@@ -361,7 +361,8 @@ produce(pyprof_input *in, pyprof_error *err)
         in->zret = r;
         in->end += ob.pos;
         in->decoded += ob.pos;
-        if (in->decoded > RATIO_GRACE && in->decoded / PYPROF_INPUT_MAX_RATIO_DEFAULT > in->raw_total)
+        if (in->decoded > RATIO_GRACE &&
+            in->decoded / PYPROF_INPUT_MAX_RATIO_DEFAULT > in->raw_total)
             return pyprof_error_set(err, PYPROF_ELIMIT, in->name, "zstd", (int64_t)in->decoded, 0,
                                     "zstd data expands more than %ux; refusing a likely "
                                     "decompression bomb",

@@ -27,8 +27,8 @@ enum kind { K_FILE, K_STDIO, K_MEMORY };
 
 struct pyprof_output {
     enum kind kind;
-    char *name;     /* target as given */
-    char *tmpname;  /* temporary file, K_FILE with rename only */
+    char *name;    /* target as given */
+    char *tmpname; /* temporary file, K_FILE with rename only */
     FILE *f;
     bool own_f;
     unsigned char *mem;
@@ -129,8 +129,7 @@ pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err
         close(fd);
         unlink(o->tmpname);
         out_free(o);
-        return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot open: %s",
-                                strerror(e));
+        return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot open: %s", strerror(e));
     }
     o->own_f = true;
     *out = o;

@@ -23,9 +23,9 @@
 extern "C" {
 #endif
 
-#define PYPROF_VERSION_MAJOR 0
-#define PYPROF_VERSION_MINOR 1
-#define PYPROF_VERSION_PATCH 0
+#define PYPROF_VERSION_MAJOR  0
+#define PYPROF_VERSION_MINOR  1
+#define PYPROF_VERSION_PATCH  0
 #define PYPROF_VERSION_STRING "0.1.0"
 
 /** Status codes.  0 is success; every failure is negative. */

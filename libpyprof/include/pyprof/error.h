@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PYPROF_ERROR_SOURCE_MAX 1024
+#define PYPROF_ERROR_SOURCE_MAX  1024
 #define PYPROF_ERROR_MESSAGE_MAX 512
 
 typedef struct pyprof_error {
@@ -29,7 +29,10 @@ typedef struct pyprof_error {
 } pyprof_error;
 
 /** Static initialiser for a cleared error. */
-#define PYPROF_ERROR_INIT {0, "", "", -1, 0, ""}
+#define PYPROF_ERROR_INIT                                                                          \
+    {                                                                                              \
+        0, "", "", -1, 0, ""                                                                       \
+    }
 
 /** Reset `err` (may be NULL) to the cleared state. */
 void pyprof_error_clear(pyprof_error *err);

@@ -28,7 +28,10 @@ typedef struct pyprof_read_options {
 } pyprof_read_options;
 
 #define PYPROF_READ_OPTIONS_VERSION 1
-#define PYPROF_READ_OPTIONS_INIT {PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0}
+#define PYPROF_READ_OPTIONS_INIT                                                                   \
+    {                                                                                              \
+        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0                                                    \
+    }
 
 /** Number of registered formats. */
 size_t pyprof_format_count(void);
@@ -60,8 +63,8 @@ int pyprof_profile_read(pyprof_profile **out, pyprof_input *in, const pyprof_rea
                         pyprof_error *err);
 
 /** Open `path` ("-" = stdin), read it, close it. */
-int pyprof_profile_load(pyprof_profile **out, const char *path,
-                        const pyprof_read_options *opts, pyprof_error *err);
+int pyprof_profile_load(pyprof_profile **out, const char *path, const pyprof_read_options *opts,
+                        pyprof_error *err);
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,8 @@
 #ifndef PYPROF_INPUT_H
 #define PYPROF_INPUT_H
 
-#include <stdio.h>
 #include <pyprof/error.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {

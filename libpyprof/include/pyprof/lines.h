@@ -4,8 +4,8 @@
 #ifndef PYPROF_LINES_H
 #define PYPROF_LINES_H
 
-#include <pyprof/profile.h>
 #include <pyprof/output.h>
+#include <pyprof/profile.h>
 
 #ifdef __cplusplus
 extern "C" {

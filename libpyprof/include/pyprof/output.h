@@ -14,9 +14,9 @@
 #ifndef PYPROF_OUTPUT_H
 #define PYPROF_OUTPUT_H
 
+#include <pyprof/error.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <pyprof/error.h>
 
 #ifdef __cplusplus
 extern "C" {

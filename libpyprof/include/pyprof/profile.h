@@ -197,14 +197,13 @@ int pyprof_profile_callees(pyprof_profile *p, pyprof_id func, const pyprof_id **
  * accumulates totals bottom-up.
  */
 typedef struct pyprof_stack_node {
-    pyprof_id parent;                   /**< PYPROF_NONE for a root frame */
-    pyprof_id func;                     /**< function id */
-    double self[PYPROF_STACK_METRICS];  /**< weight of samples ending exactly here */
+    pyprof_id parent;                  /**< PYPROF_NONE for a root frame */
+    pyprof_id func;                    /**< function id */
+    double self[PYPROF_STACK_METRICS]; /**< weight of samples ending exactly here */
 } pyprof_stack_node;
 
 /** Find or create the child of `parent` (PYPROF_NONE = a root frame) for `func`. */
-int pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
-                               pyprof_id func);
+int pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func);
 size_t pyprof_profile_stack_count(const pyprof_profile *p);
 const pyprof_stack_node *pyprof_profile_stack_node(const pyprof_profile *p, pyprof_id id);
 pyprof_stack_node *pyprof_profile_stack_node_mut(pyprof_profile *p, pyprof_id id);
@@ -256,8 +255,8 @@ typedef struct pyprof_mem_bracket {
     int32_t level;    /**< stack depth, -1 when the file did not record it */
 } pyprof_mem_bracket;
 
-int pyprof_profile_mem_series_add(pyprof_profile *p, pyprof_id *out, pyprof_id label,
-                                  int64_t child, pyprof_id source);
+int pyprof_profile_mem_series_add(pyprof_profile *p, pyprof_id *out, pyprof_id label, int64_t child,
+                                  pyprof_id source);
 size_t pyprof_profile_mem_series_count(const pyprof_profile *p);
 const pyprof_mem_series *pyprof_profile_mem_series(const pyprof_profile *p, pyprof_id id);
 int pyprof_profile_mem_sample_add(pyprof_profile *p, pyprof_id series, double t, double mib);

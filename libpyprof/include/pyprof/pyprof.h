@@ -10,15 +10,15 @@
 #define PYPROF_PYPROF_H
 
 #include <pyprof/common.h>
-#include <pyprof/error.h>
-#include <pyprof/input.h>
-#include <pyprof/output.h>
-#include <pyprof/profile.h>
-#include <pyprof/format.h>
-#include <pyprof/stats.h>
 #include <pyprof/dot.h>
+#include <pyprof/error.h>
 #include <pyprof/flame.h>
+#include <pyprof/format.h>
+#include <pyprof/input.h>
 #include <pyprof/lines.h>
 #include <pyprof/mem.h>
+#include <pyprof/output.h>
+#include <pyprof/profile.h>
+#include <pyprof/stats.h>
 
 #endif

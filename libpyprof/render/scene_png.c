@@ -1,0 +1,164 @@
+/*
+ * scene_png.c - the PNG backend: cairo draws the scene onto an ARGB image
+ * surface and streams the PNG into a pyprof_output.
+ *
+ * cairo's errors are sticky and, worse, cairo_surface_write_to_png still
+ * "succeeds" on a poisoned context, so the context status is checked before
+ * writing.  Image surfaces are limited to 32767 px a side: larger scenes are
+ * refused with a message rather than silently cropped.
+ */
+#include "config.h"
+
+#include <cairo.h>
+#include <math.h>
+
+#include "scene.h"
+
+#define CAIRO_MAX_SIDE 32767
+
+static void
+set_color(cairo_t *cr, pyprof__rgba c)
+{
+    cairo_set_source_rgba(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0, c.a / 255.0);
+}
+
+static void
+stroke_style(cairo_t *cr, const pyprof__item *it)
+{
+    cairo_set_line_width(cr, it->stroke_width > 0 ? it->stroke_width : 1.0);
+    if (it->dashed) {
+        static const double dash[] = {4.0, 3.0};
+        cairo_set_dash(cr, dash, 2, 0);
+    } else {
+        cairo_set_dash(cr, NULL, 0, 0);
+    }
+    set_color(cr, it->stroke);
+}
+
+static void
+path_points(cairo_t *cr, const pyprof__item *it)
+{
+    for (size_t i = 0; i < it->npoints; i++) {
+        double x = it->points[2 * i], y = it->points[2 * i + 1];
+        if (i == 0)
+            cairo_move_to(cr, x, y);
+        else
+            cairo_line_to(cr, x, y);
+    }
+}
+
+static void
+draw_text(cairo_t *cr, const pyprof__scene *s, const pyprof__item *it)
+{
+    cairo_select_font_face(cr, pyprof__scene_font(s), CAIRO_FONT_SLANT_NORMAL,
+                           it->bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, it->font_size);
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr, it->text, &ext);
+    double dx = 0;
+    if (it->anchor == PYPROF__ANCHOR_MIDDLE)
+        dx = -ext.x_advance / 2;
+    else if (it->anchor == PYPROF__ANCHOR_END)
+        dx = -ext.x_advance;
+    cairo_save(cr);
+    cairo_translate(cr, it->x, it->y);
+    if (it->rotate != 0)
+        cairo_rotate(cr, it->rotate * M_PI / 180.0);
+    cairo_move_to(cr, dx, 0);
+    set_color(cr, it->fill);
+    cairo_show_text(cr, it->text);
+    cairo_restore(cr);
+}
+
+static cairo_status_t
+png_write(void *closure, const unsigned char *data, unsigned int length)
+{
+    pyprof_output_write(closure, data, length);
+    return pyprof_output_status(closure, NULL) ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
+}
+
+int
+pyprof__scene_write_png(const pyprof__scene *s, pyprof_output *o, pyprof_error *err)
+{
+    double wd = ceil(pyprof__scene_width(s)), ht = ceil(pyprof__scene_height(s));
+    if (!(wd >= 1 && ht >= 1 && wd <= CAIRO_MAX_SIDE && ht <= CAIRO_MAX_SIDE))
+        return pyprof_error_set(err, PYPROF_ELIMIT, pyprof_output_name(o), "png", -1, 0,
+                                "a %.0fx%.0f image is beyond what PNG output supports "
+                                "(1 to %d pixels a side); use SVG or a smaller size",
+                                wd, ht, CAIRO_MAX_SIDE);
+    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)wd, (int)ht);
+    cairo_t *cr = cairo_create(surf);
+
+    pyprof__rgba top, bottom;
+    pyprof__scene_background(s, &top, &bottom);
+    cairo_pattern_t *bg = cairo_pattern_create_linear(0, 0, 0, ht);
+    cairo_pattern_add_color_stop_rgb(bg, 0.05, top.r / 255.0, top.g / 255.0, top.b / 255.0);
+    cairo_pattern_add_color_stop_rgb(bg, 0.95, bottom.r / 255.0, bottom.g / 255.0,
+                                     bottom.b / 255.0);
+    cairo_set_source(cr, bg);
+    cairo_paint(cr);
+    cairo_pattern_destroy(bg);
+
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
+        const pyprof__item *it = pyprof__scene_item(s, i);
+        switch (it->kind) {
+        case PYPROF__ITEM_RECT:
+            cairo_new_path(cr);
+            cairo_rectangle(cr, it->x, it->y, it->w, it->h);
+            if (it->fill.a) {
+                set_color(cr, it->fill);
+                cairo_fill_preserve(cr);
+            }
+            if (it->stroke.a) {
+                stroke_style(cr, it);
+                cairo_stroke_preserve(cr);
+            }
+            cairo_new_path(cr);
+            break;
+        case PYPROF__ITEM_LINE:
+            cairo_new_path(cr);
+            cairo_move_to(cr, it->x, it->y);
+            cairo_line_to(cr, it->w, it->h);
+            stroke_style(cr, it);
+            cairo_stroke(cr);
+            break;
+        case PYPROF__ITEM_POLYLINE:
+            cairo_new_path(cr);
+            path_points(cr, it);
+            stroke_style(cr, it);
+            cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+            cairo_stroke(cr);
+            break;
+        case PYPROF__ITEM_POLYGON:
+            cairo_new_path(cr);
+            path_points(cr, it);
+            cairo_close_path(cr);
+            set_color(cr, it->fill);
+            cairo_fill(cr);
+            break;
+        case PYPROF__ITEM_TEXT:
+            draw_text(cr, s, it);
+            break;
+        case PYPROF__ITEM_GROUP_BEGIN:
+        case PYPROF__ITEM_GROUP_END:
+            break; /* tooltips and structure are SVG-only */
+        }
+    }
+    int rc = 0;
+    cairo_status_t st = cairo_status(cr);
+    if (st != CAIRO_STATUS_SUCCESS) {
+        rc = pyprof_error_set(err, PYPROF_EIO, pyprof_output_name(o), "png", -1, 0,
+                              "drawing failed: %s", cairo_status_to_string(st));
+    } else {
+        st = cairo_surface_write_to_png_stream(surf, png_write, o);
+        if (st != CAIRO_STATUS_SUCCESS) {
+            rc = pyprof_output_status(o, err);
+            if (rc == 0)
+                rc = pyprof_error_set(err, PYPROF_EIO, pyprof_output_name(o), "png", -1, 0,
+                                      "writing the PNG failed: %s", cairo_status_to_string(st));
+        }
+    }
+    cairo_destroy(cr);
+    cairo_surface_destroy(surf);
+    return rc;
+}

@@ -1,0 +1,92 @@
+/*
+ * t_scene.c - the scene and its two backends: the SVG is well-formed XML
+ * (parsed back with libxml2) that escapes labels and carries groups, ids and
+ * the script; the PNG has the right signature and size and the background
+ * and a filled rectangle are where the scene put them.
+ */
+#include "config.h"
+
+#include <libxml/parser.h>
+
+#include "render/scene.h"
+#include "tap.h"
+
+static bool
+has(const unsigned char *hay, size_t len, const char *needle)
+{
+    return memmem(hay, len, needle, strlen(needle)) != NULL;
+}
+
+static pyprof__scene *
+sample(void)
+{
+    pyprof__scene *s;
+    pyprof__scene_new(&s, 200, 100);
+    pyprof__scene_set_background(s, PYPROF__RGB(238, 238, 238), PYPROF__RGB(238, 238, 176));
+    pyprof__scene_set_script(s, "function init(evt) { if (1 < 2 && 3 > 2) return; }");
+    pyprof__scene_root_attr(s, "onload", "init(evt)");
+    pyprof__scene_group_begin(s, "a<b> & \"c\" (50 samples, 50%)");
+    pyprof__scene_class(s, "frame");
+    pyprof__scene_rect(s, 10, 20, 100, 15, PYPROF__RGB(255, 0, 0), PYPROF__NO_COLOR, 0, 2);
+    pyprof__scene_text(s, 13, 31, "a<b> & caf\xc3\xa9", 12, PYPROF__ANCHOR_START,
+                       PYPROF__RGB(0, 0, 0));
+    pyprof__scene_group_end(s);
+    double pts[] = {0, 90, 50, 60, 100, 80};
+    pyprof__scene_polyline(s, pts, 3, PYPROF__RGB(0, 0, 255), 1.5, false);
+    pyprof__scene_text(s, 5, 50, "MiB", 10, PYPROF__ANCHOR_MIDDLE, PYPROF__RGB(0, 0, 0));
+    pyprof__scene_text_style(s, false, -90);
+    pyprof__scene_id(s, "ylabel");
+    return s;
+}
+
+int
+main(void)
+{
+    pyprof__scene *s = sample();
+    TAP_IS_INT(pyprof__scene_item_count(s), 6, "items recorded");
+    const pyprof__item *r = pyprof__scene_item(s, 1);
+    TAP_OK(r->kind == PYPROF__ITEM_RECT && r->x == 10 && r->w == 100, "layout readable back");
+    TAP_IS_DBL(pyprof__scene_text_width(10, "ab\xc3\xa9"), 17.7, 1e-9,
+               "text width counts code points");
+
+    pyprof_output *o;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    pyprof_output_open_memory(&o, &err);
+    TAP_IS_INT(pyprof__scene_write_svg(s, o, &err), 0, "SVG written");
+    size_t len;
+    const unsigned char *svg = pyprof_output_data(o, &len);
+    xmlDocPtr doc = xmlReadMemory((const char *)svg, (int)len, "t.svg", NULL, XML_PARSE_NONET);
+    TAP_OK(doc != NULL, "SVG is well-formed XML");
+    if (doc) {
+        xmlNodePtr root = xmlDocGetRootElement(doc);
+        TAP_IS_STR((const char *)root->name, "svg", "root is <svg>");
+        xmlChar *onload = xmlGetProp(root, BAD_CAST "onload");
+        TAP_IS_STR((const char *)onload, "init(evt)", "root attribute kept");
+        xmlFree(onload);
+        xmlFreeDoc(doc);
+    }
+    TAP_OK(has(svg, len, "a&lt;b&gt; &amp; caf\xc3\xa9"), "label escaped, UTF-8 kept");
+    TAP_OK(has(svg, len, "<![CDATA[function init"), "script as CDATA");
+    TAP_OK(has(svg, len, "<title>a&lt;b&gt;"), "group tooltip as <title>");
+    TAP_OK(has(svg, len, "transform=\"rotate(-90 5 50)\""), "rotated text");
+    TAP_OK(has(svg, len, "points=\"0,90 50,60 100,80\""), "polyline points");
+    pyprof_output_abort(o);
+
+    pyprof_output_open_memory(&o, &err);
+    TAP_IS_INT(pyprof__scene_write_png(s, o, &err), 0, "PNG written");
+    const unsigned char *png = pyprof_output_data(o, &len);
+    TAP_OK(len > 100 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0, "PNG signature");
+    unsigned w = (unsigned)png[16] << 24 | png[17] << 16 | png[18] << 8 | png[19];
+    unsigned h = (unsigned)png[20] << 24 | png[21] << 16 | png[22] << 8 | png[23];
+    TAP_OK(w == 200 && h == 100, "PNG is 200x100 (got %ux%u)", w, h);
+    pyprof_output_abort(o);
+    pyprof__scene_free(s);
+
+    pyprof__scene_new(&s, 40000, 10);
+    pyprof_output_open_memory(&o, &err);
+    TAP_IS_INT(pyprof__scene_write_png(s, o, &err), PYPROF_ELIMIT, "oversized PNG refused");
+    pyprof_output_abort(o);
+    pyprof__scene_free(s);
+    xmlCleanupParser();
+    return tap_done();
+}
