@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pyprof/pyprof.h>
+#include "pyprof_int.h"
 
 #include "tap.h"
 
@@ -363,6 +363,49 @@ test_api_errors(void)
     pyprof_profile_free(q);
 }
 
+/* Fail the Nth allocation of the view's work, N rising until it succeeds:
+ * every failure must come back as PYPROF_ENOMEM (ASan/valgrind runs of the
+ * suite check that nothing leaks on the way). */
+static void
+test_oom(void)
+{
+    int clean = 1, done = 0;
+    long n;
+    for (n = 0; n < 100000 && !done; n++) {
+        pyprof_profile *p = build("P1"), *q = build("P3");
+        pyprof_output *o;
+        pyprof_output_open_memory(&o, NULL);
+        pyprof__alloc_fail_after(n);
+        pyprof_stats *st = NULL;
+        const char *keys[] = {"time", "name"};
+        pyprof_stats_restriction r = {PYPROF_RESTRICT_REGEX, 0, 0, "fib"};
+        int rc = pyprof_stats_new(&st, p, NULL);
+        if (rc < 0)
+            pyprof_profile_free(p);
+        if (rc == 0)
+            rc = pyprof_stats_add(st, q, NULL);
+        if (rc == 0)
+            rc = pyprof_stats_sort(st, keys, 2, NULL);
+        if (rc == 0)
+            rc = pyprof_stats_print(st, o, &r, 1, NULL);
+        if (rc == 0)
+            rc = pyprof_stats_strip_dirs(st, NULL);
+        if (rc == 0)
+            rc = pyprof_stats_print_callers(st, o, NULL, 0, NULL);
+        if (rc == 0)
+            rc = pyprof_stats_export(st, o, PYPROF_STATS_JSON, 1, NULL, 0, NULL);
+        pyprof__alloc_fail_after(-1);
+        if (rc == 0)
+            done = 1;
+        else if (rc != PYPROF_ENOMEM)
+            clean = 0;
+        pyprof_output_abort(o);
+        pyprof_stats_free(st);
+        pyprof_profile_free(q);
+    }
+    TAP_OK(done && clean, "every failed allocation in the view is ENOMEM (%ld tried)", n);
+}
+
 int
 main(void)
 {
@@ -372,6 +415,7 @@ main(void)
     test_restriction_words();
     test_api_errors();
     test_scenarios();
+    test_oom();
     for (int i = 0; i < ndefs; i++)
         free(defs[i].text);
     return tap_done();

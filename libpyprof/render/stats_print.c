@@ -461,8 +461,10 @@ pyprof_stats_print(pyprof_stats *st, pyprof_output *out, const pyprof_stats_rest
     pyprof_id *ids;
     size_t count;
     int rc = pyprof__stats_select(st, restr, n, &ids, &count, &msg, err);
-    if (rc < 0)
+    if (rc < 0) {
+        pyprof__sbuf_free(&msg);
         return rc;
+    }
     if (count) {
         pyprof_output_write(out, msg.data, msg.len);
         pyprof_output_puts(out, "\n");
@@ -514,8 +516,10 @@ print_calls(pyprof_stats *st, pyprof_output *out, const pyprof_stats_restriction
     pyprof_id *ids = NULL, *partners = NULL, *tmp = NULL;
     size_t count, cap = 0;
     int rc = pyprof__stats_select(st, restr, n, &ids, &count, &msg, err);
-    if (rc < 0)
+    if (rc < 0) {
+        pyprof__sbuf_free(&msg);
         return rc;
+    }
     if (!count)
         goto out;
     pyprof_output_write(out, msg.data, msg.len);
@@ -586,6 +590,8 @@ print_calls(pyprof_stats *st, pyprof_output *out, const pyprof_stats_restriction
         for (size_t k = 0; k < ne; k++) {
             pyprof_id eid = callers ? pyprof_profile_edge_find(p, partners[k], f)
                                     : pyprof_profile_edge_find(p, f, partners[k]);
+            if (eid == PYPROF_NONE) /* cannot happen: the partner came from an edge */
+                continue;
             print_partner(st, out, width, k == 0, pyprof_profile_edge(p, eid), partners[k]);
         }
     }
