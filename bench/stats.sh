@@ -14,6 +14,13 @@ data=${2:-/work/bench-data}
 tool="$build/tools/pyprof-stats"
 py=${PYTHON3:-python3}
 [ -x "$tool" ] || { echo "bench/stats.sh: no $tool (build first)" >&2; exit 2; }
+# Time the program, not libtool's wrapper script around it (a shell that
+# would add tens of milliseconds to every run).
+if [ -x "$build/tools/.libs/pyprof-stats" ]; then
+    tool="$build/tools/.libs/pyprof-stats"
+    LD_LIBRARY_PATH="$build/libpyprof/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

@@ -326,11 +326,12 @@ pyprof_stats_load(pyprof_stats **out, const char *const *paths, size_t n,
 
 /* ---- labels (func_std_string) ------------------------------------------------------ */
 
-int
-pyprof__stats_labels(pyprof_stats *st)
+/* Size the label index to the profile, all labels absent (SIZE_MAX). */
+static int
+labels_fit(pyprof_stats *st)
 {
     size_t n = pyprof_profile_func_count(st->p);
-    if (st->nlabels == n && n)
+    if (st->nlabels == n && st->label_off)
         return 0;
     size_t *off = pyprof__reallocarray(st->label_off, n ? n : 1, sizeof *off);
     if (!off)
@@ -340,48 +341,85 @@ pyprof__stats_labels(pyprof_stats *st)
     if (!w)
         return PYPROF_ENOMEM;
     st->label_width = w;
+    for (size_t i = 0; i < n; i++)
+        off[i] = SIZE_MAX;
     st->labels.len = 0;
-    for (size_t i = 0; i < n; i++) {
-        const pyprof_func *f = pyprof_profile_func(st->p, (pyprof_id)i);
-        const char *file = pyprof_profile_string(st->p, f->file);
-        const char *name = pyprof_profile_string(st->p, f->name);
-        size_t nlen = pyprof_profile_string_len(st->p, f->name);
-        size_t start = st->labels.len;
-        int rc;
-        if (strcmp(file, "~") == 0 && f->line == 0) {
-            /* C built-ins: "<built-in method len>" prints as "{built-in method len}" */
-            if (nlen >= 1 && name[0] == '<' && name[nlen - 1] == '>') {
-                rc = pyprof__sbuf_add(&st->labels, "{", 1);
-                if (rc == 0 && nlen >= 2)
-                    rc = pyprof__sbuf_add(&st->labels, name + 1, nlen - 2);
-                if (rc == 0)
-                    rc = pyprof__sbuf_add(&st->labels, "}", 1);
-            } else {
-                rc = pyprof__sbuf_add(&st->labels, name, nlen);
-            }
-        } else {
-            rc = pyprof__sbuf_printf(&st->labels, "%s:%lld(%s)", file, (long long)f->line, name);
-        }
-        /* the terminating NUL becomes part of the buffer between labels */
-        if (rc == 0)
-            rc = pyprof__sbuf_add(&st->labels, "", 1);
-        if (rc < 0) {
-            st->nlabels = 0;
-            return rc;
-        }
-        off[i] = start;
-        w[i] = (uint32_t)pyprof__utf8_length(st->labels.data + start, st->labels.len - start - 1);
-    }
     st->nlabels = n;
+    return 0;
+}
+
+/* Build the label of `id` (known absent) at the end of the buffer. */
+static int
+label_build(pyprof_stats *st, pyprof_id id)
+{
+    const pyprof_func *f = pyprof_profile_func(st->p, id);
+    const char *file = pyprof_profile_string(st->p, f->file);
+    const char *name = pyprof_profile_string(st->p, f->name);
+    size_t nlen = pyprof_profile_string_len(st->p, f->name);
+    size_t start = st->labels.len;
+    int rc;
+    if (strcmp(file, "~") == 0 && f->line == 0) {
+        /* C built-ins: "<built-in method len>" prints as "{built-in method len}" */
+        if (nlen >= 1 && name[0] == '<' && name[nlen - 1] == '>') {
+            rc = pyprof__sbuf_add(&st->labels, "{", 1);
+            if (rc == 0 && nlen >= 2)
+                rc = pyprof__sbuf_add(&st->labels, name + 1, nlen - 2);
+            if (rc == 0)
+                rc = pyprof__sbuf_add(&st->labels, "}", 1);
+        } else {
+            rc = pyprof__sbuf_add(&st->labels, name, nlen);
+        }
+    } else {
+        char num[24];
+        int k = pyprof__snprintf_c(num, sizeof num, ":%lld(", (long long)f->line);
+        rc = pyprof__sbuf_add(&st->labels, file, pyprof_profile_string_len(st->p, f->file));
+        if (rc == 0)
+            rc = pyprof__sbuf_add(&st->labels, num, (size_t)k);
+        if (rc == 0)
+            rc = pyprof__sbuf_add(&st->labels, name, nlen);
+        if (rc == 0)
+            rc = pyprof__sbuf_add(&st->labels, ")", 1);
+    }
+    /* the terminating NUL stays in the buffer, between labels */
+    if (rc == 0)
+        rc = pyprof__sbuf_add(&st->labels, "", 1);
+    if (rc < 0) {
+        st->labels.len = start;
+        return rc;
+    }
+    st->label_off[id] = start;
+    st->label_width[id] =
+        (uint32_t)pyprof__utf8_length(st->labels.data + start, st->labels.len - start - 1);
+    return 0;
+}
+
+const char *
+pyprof__stats_label(pyprof_stats *st, pyprof_id id)
+{
+    if (labels_fit(st) < 0)
+        return NULL;
+    if (st->label_off[id] == SIZE_MAX && label_build(st, id) < 0)
+        return NULL;
+    return st->labels.data + st->label_off[id];
+}
+
+int
+pyprof__stats_labels(pyprof_stats *st)
+{
+    if (labels_fit(st) < 0)
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; i < st->nlabels; i++)
+        if (st->label_off[i] == SIZE_MAX && label_build(st, (pyprof_id)i) < 0)
+            return PYPROF_ENOMEM;
     return 0;
 }
 
 const char *
 pyprof_stats_label(pyprof_stats *st, pyprof_id func)
 {
-    if (func >= pyprof_profile_func_count(st->p) || pyprof__stats_labels(st) < 0)
+    if (func >= pyprof_profile_func_count(st->p))
         return NULL;
-    return st->labels.data + st->label_off[func];
+    return pyprof__stats_label(st, func);
 }
 
 /* ---- sort keys -------------------------------------------------------------------------- */
@@ -484,6 +522,11 @@ struct sort_ctx {
     const signed char *fields;
     const signed char *dirs;
     size_t n;
+    /* The primary field copied out by function id when it is a number:
+     * the comparisons of a large sort then read one flat array instead of
+     * going through the profile (only ties look further). */
+    const double *key_d;
+    const int64_t *key_i;
 };
 
 static int
@@ -534,7 +577,19 @@ cmp_field(struct sort_ctx *c, int field, pyprof_id a, pyprof_id b)
 static int
 cmp_rows(struct sort_ctx *c, pyprof_id a, pyprof_id b)
 {
-    for (size_t i = 0; i < c->n; i++) {
+    size_t i = 0;
+    if (c->key_d) {
+        int r = cmp_num(c->key_d[a], c->key_d[b]);
+        if (r)
+            return r * c->dirs[0];
+        i = 1;
+    } else if (c->key_i) {
+        int r = cmp_i64(c->key_i[a], c->key_i[b]);
+        if (r)
+            return r * c->dirs[0];
+        i = 1;
+    }
+    for (; i < c->n; i++) {
         int r = cmp_field(c, c->fields[i], a, b);
         if (r)
             return r * c->dirs[i];
@@ -580,6 +635,8 @@ sort_by(pyprof_stats *st, const int *keys, size_t n, pyprof_error *err)
     int rc = 0;
     signed char *fields = NULL, *dirs = NULL;
     pyprof_id *tmp = NULL, *order = NULL;
+    double *key_d = NULL;
+    int64_t *key_i = NULL;
     pyprof__sbuf desc = {0};
 
     fields = pyprof__malloc(3 * n);
@@ -597,8 +654,9 @@ sort_by(pyprof_stats *st, const int *keys, size_t n, pyprof_error *err)
             pyprof__sbuf_add(&desc, k->desc, strlen(k->desc)) < 0)
             goto nomem;
     }
-    if (pyprof__stats_labels(st) < 0)
-        goto nomem;
+    for (size_t i = 0; i < nf; i++)
+        if (fields[i] == PYPROF__SF_STD && pyprof__stats_labels(st) < 0)
+            goto nomem;
     size_t m = st->nentries;
     order = pyprof__reallocarray(NULL, m ? m : 1, sizeof *order);
     tmp = pyprof__reallocarray(NULL, m ? m : 1, sizeof *tmp);
@@ -606,7 +664,28 @@ sort_by(pyprof_stats *st, const int *keys, size_t n, pyprof_error *err)
         goto nomem;
     /* ties keep the entry order, whatever the previous sort was */
     memcpy(order, st->entries, m * sizeof *order);
-    struct sort_ctx c = {st, fields, dirs, nf};
+    struct sort_ctx c = {st, fields, dirs, nf, NULL, NULL};
+    size_t nfunc = pyprof_profile_func_count(st->p);
+    if (nf && (fields[0] == PYPROF__SF_TT || fields[0] == PYPROF__SF_CT)) {
+        if (!(key_d = pyprof__reallocarray(NULL, nfunc ? nfunc : 1, sizeof *key_d)))
+            goto nomem;
+        for (size_t i = 0; i < m; i++) {
+            const pyprof_counts *k = &pyprof_profile_func(st->p, order[i])->counts;
+            key_d[order[i]] = fields[0] == PYPROF__SF_TT ? k->tottime : k->cumtime;
+        }
+        c.key_d = key_d;
+    } else if (nf && (fields[0] == PYPROF__SF_CC || fields[0] == PYPROF__SF_NC ||
+                      fields[0] == PYPROF__SF_LINE)) {
+        if (!(key_i = pyprof__reallocarray(NULL, nfunc ? nfunc : 1, sizeof *key_i)))
+            goto nomem;
+        for (size_t i = 0; i < m; i++) {
+            const pyprof_func *f = pyprof_profile_func(st->p, order[i]);
+            key_i[order[i]] = fields[0] == PYPROF__SF_CC   ? f->counts.primcalls
+                              : fields[0] == PYPROF__SF_NC ? f->counts.ncalls
+                                                           : f->line;
+        }
+        c.key_i = key_i;
+    }
     msort(&c, order, tmp, m);
 
     pyprof__free(st->order);
@@ -624,6 +703,8 @@ out:
     pyprof__free(dirs);
     pyprof__free(tmp);
     pyprof__free(order);
+    pyprof__free(key_d);
+    pyprof__free(key_i);
     pyprof__sbuf_free(&desc);
     return rc;
 }

@@ -82,7 +82,8 @@ json_edges(pyprof_stats *st, pyprof_output *out, pyprof_id f, bool callers)
         const pyprof_edge *e = pyprof_profile_edge(p, edges[k]);
         pyprof_id partner = callers ? e->caller : e->callee;
         pyprof_output_puts(out, k ? ", {\"label\": " : "{\"label\": ");
-        put_json_str(out, st->labels.data + st->label_off[partner]);
+        const char *label = pyprof__stats_label(st, partner);
+        put_json_str(out, label ? label : "");
         pyprof_output_printf(out, ", \"ncalls\": %lld", (long long)e->counts.ncalls);
         if (!(e->flags & PYPROF_EDGE_COUNT_ONLY)) {
             pyprof_output_printf(
@@ -136,7 +137,11 @@ pyprof_stats_export(pyprof_stats *st, pyprof_output *out, int format, int with_e
     for (size_t i = 0; i < count; i++) {
         const pyprof_func *f = pyprof_profile_func(p, ids[i]);
         const pyprof_counts *c = &f->counts;
-        const char *label = st->labels.data + st->label_off[ids[i]];
+        const char *label = pyprof__stats_label(st, ids[i]);
+        if (!label) {
+            pyprof__free(ids);
+            return pyprof_error_set(err, PYPROF_ENOMEM, NULL, NULL, -1, 0, "out of memory");
+        }
         if (json) {
             pyprof_output_puts(out, i ? ",\n  {\"file\": " : "\n  {\"file\": ");
             put_json_str(out, pyprof_profile_string(p, f->file));

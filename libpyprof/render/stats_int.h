@@ -49,16 +49,22 @@ struct pyprof_stats {
 
     pyprof_stats_totals totals;
 
-    /* func_std_string of every function, built on demand: label_off[id]
-     * indexes labels.data (NUL-terminated), label_width[id] counts code
-     * points (Python's len(), used for column widths). */
+    /* func_std_string of the functions, built on demand: label_off[id]
+     * indexes labels.data (NUL-terminated; SIZE_MAX = not built yet),
+     * label_width[id] counts code points (Python's len(), for column
+     * widths).  nlabels is the size of the index (0 = to be reset). */
     pyprof__sbuf labels;
     size_t *label_off;
     uint32_t *label_width;
     size_t nlabels;
 };
 
-/* Build the labels of every function if they are missing or stale. */
+/* The label of `id`, built on first use (most listings show a few rows of
+ * a large profile); NULL when out of memory.  Building another label may
+ * move the buffer: use the pointer before asking for the next one. */
+const char *pyprof__stats_label(pyprof_stats *st, pyprof_id id);
+
+/* Build every missing label (for stdname sorts, regexes, column widths). */
 int pyprof__stats_labels(pyprof_stats *st);
 
 /* The order a listing starts from: the sorted list or the entries. */

@@ -288,8 +288,9 @@ pyprof__stats_select(pyprof_stats *st, const pyprof_stats_restriction *restr, si
 
     *ids_out = NULL;
     *count_out = 0;
-    if (pyprof__stats_labels(st) < 0)
-        goto nomem;
+    for (size_t i = 0; i < n; i++)
+        if (restr[i].kind == PYPROF_RESTRICT_REGEX && pyprof__stats_labels(st) < 0)
+            goto nomem;
     ids = pyprof__reallocarray(NULL, count ? count : 1, sizeof *ids);
     if (!ids)
         goto nomem;
@@ -380,9 +381,12 @@ pad(pyprof_output *out, size_t n)
     }
 }
 
-static void
+static int
 print_row(pyprof_stats *st, pyprof_output *out, pyprof_id id)
 {
+    const char *label = pyprof__stats_label(st, id);
+    if (!label)
+        return PYPROF_ENOMEM;
     const pyprof_func *f = pyprof_profile_func(st->p, id);
     const pyprof_counts *c = &f->counts;
     char calls[48], tt[40], ttp[40], ct[40], ctp[40];
@@ -401,8 +405,8 @@ print_row(pyprof_stats *st, pyprof_output *out, pyprof_id id)
         strcpy(ctp, "        ");
     else
         f8(ctp, sizeof ctp, c->cumtime / (double)c->primcalls);
-    pyprof_output_printf(out, "%9s %s %s %s %s %s\n", calls, tt, ttp, ct, ctp,
-                         st->labels.data + st->label_off[id]);
+    pyprof_output_printf(out, "%9s %s %s %s %s %s\n", calls, tt, ttp, ct, ctp, label);
+    return 0;
 }
 
 /* pstats' top_level: entries called by the old "jprofile" profiler's root. */
@@ -470,21 +474,25 @@ pyprof_stats_print(pyprof_stats *st, pyprof_output *out, const pyprof_stats_rest
         pyprof_output_puts(out, "\n");
         pyprof_output_puts(out, "   ncalls  tottime  percall  cumtime  percall "
                                 "filename:lineno(function)\n");
-        for (size_t i = 0; i < count; i++)
-            print_row(st, out, ids[i]);
+        for (size_t i = 0; i < count && rc == 0; i++)
+            rc = print_row(st, out, ids[i]);
         pyprof_output_puts(out, "\n\n");
     }
     pyprof__free(ids);
     pyprof__sbuf_free(&msg);
+    if (rc < 0)
+        return pyprof_error_set(err, rc, NULL, NULL, -1, 0, "out of memory");
     return pyprof_output_status(out, err);
 }
 
 /* One partner line of print_callers/print_callees. */
-static void
+static int
 print_partner(pyprof_stats *st, pyprof_output *out, size_t width, bool first, const pyprof_edge *e,
               pyprof_id partner)
 {
-    const char *label = st->labels.data + st->label_off[partner];
+    const char *label = pyprof__stats_label(st, partner);
+    if (!label)
+        return PYPROF_ENOMEM;
     char a[40], b[40];
     if (e->flags & PYPROF_EDGE_COUNT_ONLY) {
         /* profile module: name(count) and the partner's own cumulative time */
@@ -492,7 +500,7 @@ print_partner(pyprof_stats *st, pyprof_output *out, size_t width, bool first, co
             pad(out, width + 3);
         f8(a, sizeof a, pyprof_profile_func(st->p, partner)->counts.cumtime);
         pyprof_output_printf(out, "%s(%lld) %s\n", label, (long long)e->counts.ncalls, a);
-        return;
+        return 0;
     }
     char calls[48];
     if (e->counts.ncalls != e->counts.primcalls)
@@ -505,6 +513,7 @@ print_partner(pyprof_stats *st, pyprof_output *out, size_t width, bool first, co
     f8(a, sizeof a, e->counts.tottime);
     f8(b, sizeof b, e->counts.cumtime);
     pyprof_output_printf(out, "%*s %s %s  %s\n", first ? 7 : 9, calls, a, b, label);
+    return 0;
 }
 
 static int
@@ -530,6 +539,9 @@ print_calls(pyprof_stats *st, pyprof_output *out, const pyprof_stats_restriction
     size_t width = 0;
     const pyprof_id *over = count < st->nentries ? ids : st->entries;
     size_t nover = count < st->nentries ? count : st->nentries;
+    for (size_t i = 0; i < nover; i++)
+        if (!pyprof__stats_label(st, over[i]))
+            goto nomem;
     for (size_t i = 0; i < nover; i++)
         if (st->label_width[over[i]] > width)
             width = st->label_width[over[i]];
@@ -563,7 +575,10 @@ print_calls(pyprof_stats *st, pyprof_output *out, const pyprof_stats_restriction
                      : pyprof_profile_callees(p, f, &edges, &ne);
         if (rc < 0)
             goto nomem;
-        pyprof_output_puts(out, st->labels.data + st->label_off[f]);
+        const char *label = pyprof__stats_label(st, f);
+        if (!label)
+            goto nomem;
+        pyprof_output_puts(out, label);
         if (width > st->label_width[f])
             pad(out, width - st->label_width[f]);
         pyprof_output_puts(out, callers ? "<- " : "-> ");
@@ -592,7 +607,8 @@ print_calls(pyprof_stats *st, pyprof_output *out, const pyprof_stats_restriction
                                     : pyprof_profile_edge_find(p, f, partners[k]);
             if (eid == PYPROF_NONE) /* cannot happen: the partner came from an edge */
                 continue;
-            print_partner(st, out, width, k == 0, pyprof_profile_edge(p, eid), partners[k]);
+            if (print_partner(st, out, width, k == 0, pyprof_profile_edge(p, eid), partners[k]) < 0)
+                goto nomem;
         }
     }
     pyprof_output_puts(out, "\n\n");
