@@ -62,4 +62,7 @@ check "without a file: nothing is loaded" grep -q '^No statistics object is load
 check "read sets the prompt to the file" grep -q '^a\.pstats% stats 1$' t.txt
 
 echo "1..$n"
+cd - >/dev/null || exit 1
+# keep the work directory only when something failed (distclean must find none)
+[ $fail = 0 ] && rm -rf "$work"
 [ $fail = 0 ]

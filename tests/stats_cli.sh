@@ -122,4 +122,7 @@ LC_ALL=de_DE.UTF-8 LC_NUMERIC=de_DE.UTF-8 "$T" a.pstats stats 2 >de.txt 2>/dev/n
 check "numbers do not follow LC_NUMERIC" cmp -s de.txt c.txt
 
 echo "1..$n"
+cd - >/dev/null || exit 1
+# keep the work directory only when something failed (distclean must find none)
+[ $fail = 0 ] && rm -rf "$work"
 [ $fail = 0 ]

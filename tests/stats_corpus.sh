@@ -109,4 +109,6 @@ cat "$work/tap.out"
 total=$(grep -c '^\(not \)\{0,1\}ok ' "$work/tap.out")
 echo "1..$total"
 grep -q '^not ok' "$work/tap.out" && exit 1
+# keep the work directory only when something failed (distclean must find none)
+rm -rf "$work"
 exit 0

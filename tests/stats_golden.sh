@@ -52,4 +52,6 @@ else
     fail=$((fail + 1))
 fi
 echo "1..$n"
+# keep the work directory only when something failed (distclean must find none)
+[ $fail = 0 ] && rm -rf "$work"
 [ $fail = 0 ]
