@@ -20,6 +20,51 @@ TOOL="$(cd "$top_builddir" && pwd)/tools/pyprof-stats"
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
 
+# translate CODE: the pyprof-stats arguments for a pstats call chain such as
+# pstats.Stats('a', 'b').strip_dirs().sort_stats('time', 'name').print_callers(20, 'fib'),
+# one per line.  With Python at hand its parser reads the chain; else sed
+# handles the simple shapes (one file list, one key, plain amounts).
+translate() {
+    if [ -n "${PYTHON3:-}" ]; then
+        "$PYTHON3" - "$1" <<'PY'
+import ast, sys
+call = ast.parse(sys.argv[1].split(";", 1)[1].strip(), mode="eval").body
+chain = []
+while (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+       and call.func.attr != "Stats"):
+    chain.append((call.func.attr, call.args))
+    call = call.func.value
+if not (isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "Stats"):
+    sys.exit(1)
+def lit(a):
+    if isinstance(a, ast.Attribute):  # SortKey.CUMULATIVE
+        return a.attr.lower()
+    return ast.literal_eval(a)
+out = [lit(a) for a in call.args]
+verbs = {"strip_dirs": "strip", "reverse_order": "reverse", "print_stats": "stats",
+         "print_callers": "callers", "print_callees": "callees", "sort_stats": "sort",
+         "add": "add"}
+for name, args in reversed(chain):
+    if name not in verbs:
+        sys.exit(1)
+    out.append(verbs[name])
+    out += [lit(a) for a in args]
+print("\n".join(repr(x) if isinstance(x, float) else str(x) for x in out))
+PY
+        return
+    fi
+    files=$(printf '%s\n' "$1" | sed -n 's/.*Stats(\([^)]*\)).*/\1/p' | tr -d "'," | tr ' ' '\n')
+    key=$(printf '%s\n' "$1" | sed -n "s/.*sort_stats('\([a-z]*\)').*/\1/p")
+    printer=$(printf '%s\n' "$1" | sed -n 's/.*\.print_\([a-z]*\)(.*/\1/p')
+    amount=$(printf '%s\n' "$1" | sed -n 's/.*\.print_[a-z]*(\([0-9.]*\)).*/\1/p')
+    printf '%s\n' "$files"
+    case "$1" in *strip_dirs*) echo strip ;; esac
+    [ -n "$key" ] && printf 'sort\n%s\n' "$key"
+    echo "$printer"
+    [ -n "$amount" ] && echo "$amount"
+    return 0
+}
+
 # Everything up to the column titles: file header, totals, order and
 # restriction messages.
 head_part() { sed -n '1,/ncalls  tottime\|^Function /p' "$1"; }
@@ -51,15 +96,19 @@ for case_dir in "$PYPROF_CORPUS"/pstats/*/; do
         case "$command" in *"import pstats; pstats.Stats("*) ;; *) continue ;; esac
         case "$output" in */*) continue ;; esac # other Pythons' references
         code=$(printf '%s\n' "$command" | sed -n 's/.*-c "\(.*\)" >.*/\1/p')
-        files=$(printf '%s\n' "$code" | sed -n 's/.*Stats(\([^)]*\)).*/\1/p' | tr -d "',")
-        key=$(printf '%s\n' "$code" | sed -n "s/.*sort_stats('\([a-z]*\)').*/\1/p")
-        printer=$(printf '%s\n' "$code" | sed -n 's/.*\.print_\([a-z]*\)(\([^)]*\)).*/\1/p')
-        amount=$(printf '%s\n' "$code" | sed -n 's/.*\.print_[a-z]*(\([^)]*\)).*/\1/p')
-        set -- $files
-        case "$code" in *strip_dirs*) set -- "$@" strip ;; esac
-        [ -n "$key" ] && set -- "$@" sort "$key"
-        case "$printer" in stats) set -- "$@" stats ;; *) set -- "$@" "$printer" ;; esac
-        [ -n "$amount" ] && set -- "$@" $amount
+        # the pstats calls, as pyprof-stats arguments (one per line)
+        args=$(translate "$code") || {
+            echo "ok - $case_name/$output # SKIP cannot translate: $code"
+            continue
+        }
+        old_ifs=$IFS
+        IFS='
+'
+        set -f # a regular expression is not a file pattern
+        # shellcheck disable=SC2086 # one argument per line
+        set -- $args
+        set +f
+        IFS=$old_ifs
         if [ "$status" = 0 ] && [ ! -f "$case_dir/expected/$output" ]; then
             echo "ok - $case_name/$output # SKIP reference omitted from this copy of the corpus"
             continue
