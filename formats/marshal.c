@@ -8,9 +8,11 @@
  * frozendict, whose code is not pinned yet) and '?' (a failed dump) are
  * "unknown type code" errors.
  *
- * Structure: a recursive-descent reader whose depth is bounded by
- * max_depth (2000 as CPython; a frame is a few dozen bytes of C stack).  The
- * document is built as it goes: an object is allocated when its type byte
+ * Structure: an iterative reader.  Open containers wait on an explicit
+ * stack (the frames), so a deep input costs heap, bounded by max_depth
+ * (2000, as CPython), never C stack; only code objects, read field by field
+ * with trial and error, recurse, and their nesting has its own small bound.
+ * The document is built as it goes: an object is allocated when its type byte
  * is read, which is also when a FLAG_REF slot is numbered (CPython's
  * pre-order numbering), so a back-reference is just the index of an earlier
  * object.  Counted containers reserve their children's slots in doc->kids
@@ -36,6 +38,22 @@
  * others 4-6 longs, 8 objects, 1 long, 1 object. */
 #define CODE_FIELDS 8
 
+/* Code objects recurse on the C stack (one nested parse per field), so
+ * their nesting has its own, small bound.  Real code objects nest as deep
+ * as the functions of a module (a handful of levels). */
+#define MAX_CODE_DEPTH 64
+
+/* An open container on the parser's explicit stack. */
+enum frame_kind { FRAME_SEQUENCE, FRAME_DICT, FRAME_CODE };
+typedef struct frame {
+    uint32_t self;  /* the object being filled */
+    uint32_t n;     /* SEQUENCE: children expected */
+    uint32_t k;     /* children read so far (DICT: keys and values) */
+    uint32_t first; /* SEQUENCE: first child slot; DICT: start on the scratch stack */
+    uint8_t kind;   /* enum frame_kind */
+    bool code_ok;   /* children may be code objects (inside a code object) */
+} frame;
+
 typedef struct reader {
     pyprof__marshal_doc *doc;
     size_t pos;
@@ -47,6 +65,15 @@ typedef struct reader {
     size_t ninterned, interned_cap;
     uint32_t *scratch; /* dict pairs being collected */
     size_t nscratch, scratch_cap;
+    /* Containers being read, outermost first (code objects among them):
+     * the parser's explicit stack, so that nesting costs heap, not C stack.
+     * Their object indices increase, which makes "is this one still being
+     * read?" a binary search here rather than a look at the object (a cache
+     * miss in a big document). */
+    frame *frames;
+    size_t nframes, frames_cap;
+    uint32_t code_depth; /* code objects open */
+    size_t ncode;        /* code objects seen: until one is, no reference can be one */
     /* code objects: the layout being tried by the outermost one, which
      * nested code objects (in its consts) must share */
     uint8_t trial_layout;
@@ -56,12 +83,15 @@ const char *
 pyprof__marshal_kind_name(int kind)
 {
     static const char *const names[] = {
-        "None",  "bool",    "StopIteration", "Ellipsis", "int",         "int beyond 64 bits",
-        "float", "complex", "str",           "bytes",    "tuple",       "list",
-        "dict",  "set",     "frozenset",     "slice",    "code object",
+        "None",     "a bool",        "StopIteration",
+        "Ellipsis", "an int",        "an int beyond 64 bits",
+        "a float",  "a complex",     "a str",
+        "bytes",    "a tuple",       "a list",
+        "a dict",   "a set",         "a frozenset",
+        "a slice",  "a code object",
     };
     if (kind < 0 || (size_t)kind >= sizeof(names) / sizeof(names[0]))
-        return "object";
+        return "an object";
     return names[kind];
 }
 
@@ -82,46 +112,66 @@ fail(reader *r, int code, size_t pos, const char *fmt, ...)
     return code;
 }
 
-static int
+static __attribute__((cold, noinline)) int
 oom(reader *r)
 {
     return fail(r, PYPROF_ENOMEM, r->pos, "out of memory");
 }
 
-static int
+static __attribute__((cold, noinline)) int
 truncated(reader *r, const char *what)
 {
     return fail(r, PYPROF_EFORMAT, r->doc->size, "unexpected end of data in %s", what);
 }
 
-static size_t
+static inline size_t
 left(const reader *r)
 {
     return r->doc->size - r->pos;
 }
 
-static uint32_t
+/* Little-endian fields.  memcpy is one load on the usual little-endian
+ * hosts; others swap. */
+static inline uint32_t
 get_u32(const unsigned char *b)
 {
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    uint32_t u;
+    memcpy(&u, b, sizeof u);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    u = __builtin_bswap32(u);
+#endif
+    return u;
+}
+
+static inline uint64_t
+get_u64(const unsigned char *b)
+{
+    uint64_t u;
+    memcpy(&u, b, sizeof u);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    u = __builtin_bswap64(u);
+#endif
+    return u;
 }
 
 /* A signed 32-bit field, sign-extended as CPython's r_long does. */
-static int
+static inline int
 read_i32(reader *r, int32_t *out, const char *what)
 {
-    if (left(r) < 4)
+    if (left(r) < 4) {
+        *out = 0; /* defined, for compilers that cannot see that callers stop */
         return truncated(r, what);
+    }
     uint32_t u = get_u32(r->doc->buf + r->pos);
     *out = (int32_t)u; /* two's complement, as every supported compiler does */
     r->pos += 4;
     return 0;
 }
 
-/* A size or count: 0 <= n <= 0x7FFFFFFF, and at most `left` units of
- * `unit` bytes must still fit in the input. */
+/* A size or count: 0 <= n <= 0x7FFFFFFF, and no more than the bytes left
+ * (every element or character takes at least one). */
 static int
-read_size(reader *r, uint32_t *out, size_t unit, const char *what)
+read_size(reader *r, uint32_t *out, const char *what)
 {
     size_t at = r->pos;
     int32_t n;
@@ -130,63 +180,92 @@ read_size(reader *r, uint32_t *out, size_t unit, const char *what)
         return rc;
     if (n < 0)
         return fail(r, PYPROF_EFORMAT, at, "negative size %ld in %s", (long)n, what);
-    if ((size_t)n > left(r) / unit)
+    if ((size_t)n > left(r))
         return fail(r, PYPROF_EFORMAT, at, "%s of size %ld, more than the %zu bytes left", what,
                     (long)n, left(r));
     *out = (uint32_t)n;
     return 0;
 }
 
-static double
+static inline double
 get_f64(const unsigned char *b)
 {
-    uint64_t u = 0;
-    for (int i = 7; i >= 0; i--)
-        u = u << 8 | b[i];
+    uint64_t u = get_u64(b);
     double d;
     memcpy(&d, &u, sizeof d);
     return d;
 }
 
-/* Append a new object; its slot index is its identity. */
+/* Append a new object; its slot index is its identity.  This runs once
+ * per object, millions of times for big profiles: the capacity test is
+ * inline and the growth out of line. */
 static int
-new_obj(reader *r, uint32_t *out, uint8_t kind, uint8_t code, size_t pos)
+grow_objs(reader *r, size_t pos)
 {
     pyprof__marshal_doc *d = r->doc;
     if (d->nobjs >= UINT32_MAX - 1)
         return fail(r, PYPROF_ELIMIT, pos, "more than 4 billion objects");
     if (PYPROF_GROW(d->objs, d->objs_cap, d->nobjs + 1) < 0)
         return oom(r);
+    return 0;
+}
+
+static inline int
+new_obj(reader *r, uint32_t *out, uint8_t kind, uint8_t code, size_t pos)
+{
+    pyprof__marshal_doc *d = r->doc;
+    int rc;
+    if (d->nobjs == d->objs_cap && (rc = grow_objs(r, pos)) < 0)
+        return rc;
     pyprof__mobj *o = &d->objs[d->nobjs];
     memset(o, 0, sizeof *o);
     o->kind = kind;
     o->code = code;
-    o->pos = pos;
+    o->pos = (uint32_t)pos;
     *out = (uint32_t)d->nobjs++;
     return 0;
 }
 
 /* Reserve n contiguous child slots; returns the index of the first. */
-static int
+static inline int
 reserve_kids(reader *r, uint32_t *first, size_t n)
 {
     pyprof__marshal_doc *d = r->doc;
-    if (d->nkids + n >= UINT32_MAX)
-        return fail(r, PYPROF_ELIMIT, r->pos, "more than 4 billion container elements");
-    if (PYPROF_GROW(d->kids, d->kids_cap, d->nkids + n) < 0)
-        return oom(r);
+    if (d->nkids + n > d->kids_cap) {
+        if (d->nkids + n >= UINT32_MAX)
+            return fail(r, PYPROF_ELIMIT, r->pos, "more than 4 billion container elements");
+        if (PYPROF_GROW(d->kids, d->kids_cap, d->nkids + n) < 0)
+            return oom(r);
+    }
     *first = (uint32_t)d->nkids;
     d->nkids += n;
     return 0;
 }
 
-static int
+static inline int
 push_u32(reader *r, uint32_t **arr, size_t *n, size_t *cap, uint32_t v)
 {
-    if (PYPROF_GROW(*arr, *cap, *n + 1) < 0)
+    if (*n == *cap && PYPROF_GROW(*arr, *cap, *n + 1) < 0)
         return oom(r);
     (*arr)[(*n)++] = v;
     return 0;
+}
+
+/* Is object `o` a container whose children are still being read? */
+static inline bool
+being_read(const reader *r, uint32_t o)
+{
+    size_t lo = 0, hi = r->nframes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->frames[mid].self == o)
+            return true;
+        if (r->frames[mid].self < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
 }
 
 /* The type byte's dialect consequence: Python 2 streams have no FLAG_REF
@@ -195,12 +274,13 @@ static void
 note_string(reader *r, unsigned char code)
 {
     pyprof__marshal_doc *d = r->doc;
-    if (d->dialect == PYPROF__MDIALECT_UNKNOWN)
-        d->dialect = (!d->flag_ref_seen && (code == 's' || code == 't')) ? PYPROF__MDIALECT_PY2
-                                                                         : PYPROF__MDIALECT_PY3;
+    if (d->dialect != PYPROF__MDIALECT_UNKNOWN || code == 'u')
+        return; /* 'u' (unicode) is written by both: it decides nothing */
+    d->dialect = (!d->flag_ref_seen && (code == 's' || code == 't')) ? PYPROF__MDIALECT_PY2
+                                                                     : PYPROF__MDIALECT_PY3;
 }
 
-static int read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok);
+static int read_value(reader *r, uint32_t *out, uint32_t depth, bool code_ok);
 
 /* ---- scalars ------------------------------------------------------------- */
 
@@ -280,11 +360,11 @@ read_string(reader *r, pyprof__mobj *o, unsigned char code)
         n = r->doc->buf[r->pos++];
         if (n > left(r))
             return truncated(r, "a string");
-    } else if ((rc = read_size(r, &n, 1, "a string")) < 0) {
+    } else if ((rc = read_size(r, &n, "a string")) < 0) {
         return rc;
     }
     o->len = n;
-    o->u.str = r->pos;
+    o->u.str = (uint32_t)r->pos;
     r->pos += n;
     return 0;
 }
@@ -297,72 +377,77 @@ is_string(const pyprof__mobj *o)
     return o->kind == PYPROF__M_STR || o->kind == PYPROF__M_BYTES;
 }
 
-/* Tuples, lists, sets, frozensets: n then n objects, none of them NULL.
- * A 3-tuple (string, int, X) is a pstats key, where X may be a code object. */
 static int
-read_sequence(reader *r, uint32_t self, uint32_t n, uint32_t depth, bool code_ok)
+push_frame(reader *r, uint32_t self, uint8_t kind, uint32_t n, uint32_t first, bool code_ok)
 {
-    uint32_t first;
-    int rc = reserve_kids(r, &first, n);
-    if (rc < 0)
-        return rc;
-    pyprof__marshal_doc *d = r->doc;
-    d->objs[self].len = n;
-    d->objs[self].u.kids = first;
-    d->objs[self].building = 1;
-    for (uint32_t k = 0; k < n; k++) {
-        bool kid_code_ok = code_ok;
-        if (!kid_code_ok && r->code_in_keys && n == 3 && k == 2 &&
-            d->objs[self].kind == PYPROF__M_TUPLE) {
-            const pyprof__mobj *f = &d->objs[d->kids[first]];
-            const pyprof__mobj *l = &d->objs[d->kids[first + 1]];
-            kid_code_ok = is_string(f) && l->kind == PYPROF__M_INT;
-        }
-        uint32_t kid;
-        if ((rc = read_object(r, &kid, depth + 1, kid_code_ok)) < 0)
-            return rc;
-        d->kids[first + k] = kid;
-    }
-    d->objs[self].building = 0;
+    if (r->nframes == r->frames_cap && PYPROF_GROW(r->frames, r->frames_cap, r->nframes + 1) < 0)
+        return oom(r);
+    r->frames[r->nframes++] = (frame){self, n, 0, first, kind, code_ok};
     return 0;
 }
 
-/* Dict: key/value pairs until a NULL ('0') where a key would start. */
+/* Tuples, lists, sets, frozensets, slices: n then n objects.  Reserve the
+ * children's slots and open a frame, or finish at once when n is 0. */
 static int
-read_dict(reader *r, uint32_t self, uint32_t depth, bool code_ok)
+open_sequence(reader *r, uint32_t self, uint32_t n, bool code_ok, bool *done)
+{
+    uint32_t first = 0;
+    int rc = reserve_kids(r, &first, n);
+    if (rc < 0)
+        return rc;
+    r->doc->objs[self].len = n;
+    r->doc->objs[self].u.kids = first;
+    *done = n == 0;
+    return n ? push_frame(r, self, FRAME_SEQUENCE, n, first, code_ok) : 0;
+}
+
+/* Dict: key/value pairs until a NULL ('0') where a key would start; the
+ * pairs collect on the scratch stack, as the count is not written. */
+static int
+open_dict(reader *r, uint32_t self, bool code_ok, bool *done)
+{
+    if (left(r) < 1)
+        return truncated(r, "a dict");
+    *done = r->doc->buf[r->pos] == '0';
+    if (*done) {
+        r->pos++;
+        r->doc->objs[self].u.kids = (uint32_t)r->doc->nkids; /* no children */
+        return 0;
+    }
+    return push_frame(r, self, FRAME_DICT, 0, (uint32_t)r->nscratch, code_ok);
+}
+
+static int
+close_dict(reader *r, const frame *f)
 {
     pyprof__marshal_doc *d = r->doc;
-    size_t base = r->nscratch;
-    int rc;
-    d->objs[self].building = 1;
-    for (;;) {
-        if (left(r) < 1)
-            return truncated(r, "a dict");
-        if (d->buf[r->pos] == '0') {
-            r->pos++;
-            break;
-        }
-        uint32_t key, val;
-        if ((rc = read_object(r, &key, depth + 1, code_ok)) < 0)
-            return rc;
-        if (left(r) >= 1 && d->buf[r->pos] == '0')
-            return fail(r, PYPROF_EFORMAT, r->pos, "dict key without a value");
-        if ((rc = read_object(r, &val, depth + 1, code_ok)) < 0)
-            return rc;
-        if ((rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, key)) < 0 ||
-            (rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, val)) < 0)
-            return rc;
-    }
-    size_t n = r->nscratch - base;
-    uint32_t first;
-    if ((rc = reserve_kids(r, &first, n)) < 0)
+    size_t n = r->nscratch - f->first;
+    uint32_t first = 0;
+    int rc = reserve_kids(r, &first, n);
+    if (rc < 0)
         return rc;
-    memcpy(d->kids + first, r->scratch + base, n * sizeof(uint32_t));
-    r->nscratch = base;
-    d->objs[self].len = (uint32_t)(n / 2);
-    d->objs[self].u.kids = first;
-    d->objs[self].building = 0;
+    memcpy(d->kids + first, r->scratch + f->first, n * sizeof(uint32_t));
+    r->nscratch = f->first;
+    d->objs[f->self].len = (uint32_t)(n / 2);
+    d->objs[f->self].u.kids = first;
     return 0;
+}
+
+/* May the next child of `f` be a code object?  Inside one, yes (its
+ * consts); else only as the third element of a pstats key, a 3-tuple
+ * (string, int, X). */
+static bool
+child_code_ok(const reader *r, const frame *f)
+{
+    if (f->code_ok)
+        return true;
+    if (!r->code_in_keys || f->kind != FRAME_SEQUENCE || f->n != 3 || f->k != 2)
+        return false;
+    const pyprof__marshal_doc *d = r->doc;
+    if (d->objs[f->self].kind != PYPROF__M_TUPLE)
+        return false;
+    return is_string(&d->objs[d->kids[f->first]]) &&
+           d->objs[d->kids[f->first + 1]].kind == PYPROF__M_INT;
 }
 
 /* ---- code objects -------------------------------------------------------- */
@@ -408,10 +493,10 @@ read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
     for (int k = 0; k < CODE_FIELDS; k++) {
         size_t at = r->pos;
         /* nested code objects live in consts (field 1) */
-        if ((rc = read_object(r, &fields[k], depth + 1, k == 1)) < 0)
+        if ((rc = read_value(r, &fields[k], depth + 1, k == 1)) < 0)
             return rc;
         if (!kind_fits(&d->objs[fields[k]], code_types[layout][k]))
-            return fail(r, PYPROF_EFORMAT, at, "code object field %d is a %s", k,
+            return fail(r, PYPROF_EFORMAT, at, "code object field %d is %s", k,
                         pyprof__marshal_kind_name(d->objs[fields[k]].kind));
     }
     int32_t firstlineno;
@@ -420,15 +505,15 @@ read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
     for (int k = 0; k < (layout == PYPROF__MCODE_PY311 ? 2 : 1); k++) {
         size_t at = r->pos;
         uint32_t t;
-        if ((rc = read_object(r, &t, depth + 1, false)) < 0)
+        if ((rc = read_value(r, &t, depth + 1, false)) < 0)
             return rc;
         if (d->objs[t].kind != PYPROF__M_BYTES)
-            return fail(r, PYPROF_EFORMAT, at, "code object line table is a %s",
+            return fail(r, PYPROF_EFORMAT, at, "code object line table is %s",
                         pyprof__marshal_kind_name(d->objs[t].kind));
     }
     /* filename and name: fields 6/7 up to 3.10, 5/6 from 3.11 */
     int fn = layout == PYPROF__MCODE_PY311 ? 5 : 6;
-    uint32_t first;
+    uint32_t first = 0;
     if ((rc = reserve_kids(r, &first, 2)) < 0)
         return rc;
     d->kids[first] = fields[fn];
@@ -475,7 +560,7 @@ read_code(reader *r, uint32_t self, uint32_t depth)
     }
 
     size_t pos = r->pos, nobjs = d->nobjs, nkids = d->nkids, nrefs = r->nrefs;
-    size_t ninterned = r->ninterned, nscratch = r->nscratch;
+    size_t ninterned = r->ninterned, nscratch = r->nscratch, nframes = r->nframes;
     pyprof__mdialect dialect = d->dialect;
     bool flag_ref_seen = d->flag_ref_seen;
     /* the error of the attempt that got furthest is the most telling */
@@ -503,6 +588,7 @@ read_code(reader *r, uint32_t self, uint32_t depth)
         r->nrefs = nrefs;
         r->ninterned = ninterned;
         r->nscratch = nscratch;
+        r->nframes = nframes;
         d->dialect = dialect;
         d->flag_ref_seen = flag_ref_seen;
     }
@@ -510,10 +596,16 @@ read_code(reader *r, uint32_t self, uint32_t depth)
                 (unsigned long long)d->objs[self].pos, best_msg);
 }
 
-/* ---- the dispatcher ------------------------------------------------------ */
+/* ---- the parser ------------------------------------------------------------ */
 
+/*
+ * Start the object whose type byte is next, at nesting `depth`.  Scalars,
+ * strings, references and code objects are read whole (*done = true);
+ * a container with children is created and its frame pushed (*done =
+ * false): read_value then reads its children.
+ */
 static int
-read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
+open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
 {
     pyprof__marshal_doc *d = r->doc;
     size_t at = r->pos;
@@ -523,6 +615,7 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
                     (unsigned long)r->max_depth);
     if (left(r) < 1)
         return truncated(r, "an object");
+    *done = true;
     unsigned char byte = d->buf[r->pos++];
     unsigned char code = byte & 0x7F;
     bool flag = byte & FLAG_REF;
@@ -542,9 +635,9 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
             return fail(r, PYPROF_EFORMAT, rat, "back-reference %ld out of range (%zu objects)",
                         (long)idx, r->nrefs);
         uint32_t o = r->refs[idx];
-        if (d->objs[o].building)
+        if (being_read(r, o))
             return fail(r, PYPROF_EFORMAT, rat, "back-reference to a container still being read");
-        if (d->objs[o].kind == PYPROF__M_CODE && !code_ok)
+        if (r->ncode && d->objs[o].kind == PYPROF__M_CODE && !code_ok)
             return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
         *out = o;
         return 0;
@@ -605,7 +698,7 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
         if (left(r) < 8)
             return truncated(r, "a 64-bit int");
         const unsigned char *b = d->buf + r->pos;
-        uint64_t u = (uint64_t)get_u32(b) | (uint64_t)get_u32(b + 4) << 32;
+        uint64_t u = get_u64(b);
         o->kind = PYPROF__M_INT;
         o->u.i = (int64_t)u;
         r->pos += 8;
@@ -668,27 +761,90 @@ read_object(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
             n = d->buf[r->pos++];
             if (n > left(r))
                 return truncated(r, "a tuple");
-        } else if ((rc = read_size(r, &n, 1, "a container")) < 0) {
+        } else if ((rc = read_size(r, &n, "a container")) < 0) {
             return rc;
         }
-        return read_sequence(r, self, n, depth, code_ok);
+        return open_sequence(r, self, n, code_ok, done);
     case '{':
         o->kind = PYPROF__M_DICT;
-        return read_dict(r, self, depth, code_ok);
+        return open_dict(r, self, code_ok, done);
     case ':':
         o->kind = PYPROF__M_SLICE;
-        return read_sequence(r, self, 3, depth, code_ok);
+        return open_sequence(r, self, 3, code_ok, done);
     case 'c':
         if (!code_ok)
             return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
+        if (r->code_depth >= MAX_CODE_DEPTH)
+            return fail(r, PYPROF_ELIMIT, at, "code objects nested deeper than %d levels",
+                        MAX_CODE_DEPTH);
         o->kind = PYPROF__M_CODE;
-        o->building = 1;
-        if ((rc = read_code(r, self, depth)) < 0)
+        r->ncode++;
+        /* a frame only so that references see it is open; the fields are
+         * read by nested read_value calls above it */
+        if ((rc = push_frame(r, self, FRAME_CODE, 0, 0, true)) < 0)
             return rc;
-        d->objs[self].building = 0;
+        r->code_depth++;
+        rc = read_code(r, self, depth);
+        r->code_depth--;
+        if (rc < 0)
+            return rc;
+        r->nframes--;
         return 0;
     default:
         return fail(r, PYPROF_EFORMAT, at, "unknown type code 0x%02x", byte);
+    }
+}
+
+/*
+ * Read one whole object at nesting `depth`, iteratively: open containers
+ * wait on r->frames, each finished object is handed to the innermost one,
+ * and full containers close in turn.  Frames below the entry level belong
+ * to callers (a code object's fields are read by nested calls).
+ */
+static int
+read_value(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
+{
+    pyprof__marshal_doc *d = r->doc;
+    size_t base = r->nframes;
+    int rc;
+    for (;;) {
+        /* the value itself, or the next child of the innermost container */
+        bool kid_code_ok = code_ok, done;
+        size_t open = r->nframes - base;
+        if (open)
+            kid_code_ok = child_code_ok(r, &r->frames[r->nframes - 1]);
+        uint32_t obj = 0;
+        if ((rc = open_object(r, &obj, &done, depth + (uint32_t)open, kid_code_ok)) < 0)
+            return rc;
+        while (done) {
+            if (r->nframes == base) {
+                *out = obj;
+                return 0;
+            }
+            frame *f = &r->frames[r->nframes - 1];
+            if (f->kind == FRAME_SEQUENCE) {
+                d->kids[f->first + f->k++] = obj;
+                done = f->k == f->n;
+            } else { /* FRAME_DICT */
+                if ((rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, obj)) < 0)
+                    return rc;
+                bool was_key = (f->k++ & 1) == 0;
+                if (left(r) < 1)
+                    return truncated(r, "a dict");
+                if (d->buf[r->pos] != '0')
+                    done = false; /* a value, or the next key, follows */
+                else if (was_key)
+                    return fail(r, PYPROF_EFORMAT, r->pos, "dict key without a value");
+                else if ((rc = close_dict(r, f)) < 0)
+                    return rc;
+                else
+                    r->pos++; /* the '0' that ends the dict */
+            }
+            if (done) {
+                obj = f->self;
+                r->nframes--;
+            }
+        }
     }
 }
 
@@ -700,20 +856,24 @@ pyprof__marshal_load(pyprof__marshal_doc *doc, const unsigned char *buf, size_t 
     doc->buf = buf;
     doc->size = size;
     reader r = {.doc = doc};
+    if (size >= PYPROF__MARSHAL_MAX_SIZE)
+        return fail(&r, PYPROF_ELIMIT, 0, "marshal data of 4 GiB or more");
     r.max_depth = opts && opts->max_depth ? opts->max_depth : PYPROF__DEFAULT_MAX_DEPTH;
     r.code_in_keys = opts ? opts->code_in_keys : false;
-    /* a size hint (objects take 2-10 bytes each) that saves early regrowth */
-    size_t hint = size / 16 + 16;
-    if (PYPROF_GROW(doc->objs, doc->objs_cap, hint) < 0 ||
-        PYPROF_GROW(doc->kids, doc->kids_cap, hint) < 0) {
+    /* Size hints that make regrowth rare: pstats files average ~10 bytes
+     * per object and ~5 per child slot.  Pages of the arrays that are never
+     * written are never made resident, so erring large costs little. */
+    if (PYPROF_GROW(doc->objs, doc->objs_cap, size / 8 + 16) < 0 ||
+        PYPROF_GROW(doc->kids, doc->kids_cap, size / 4 + 16) < 0) {
         fail(&r, PYPROF_ENOMEM, 0, "out of memory");
         return PYPROF_ENOMEM;
     }
     uint32_t top;
-    int rc = read_object(&r, &top, 0, false);
+    int rc = read_value(&r, &top, 0, false);
     pyprof__free(r.refs);
     pyprof__free(r.interned);
     pyprof__free(r.scratch);
+    pyprof__free(r.frames);
     if (rc < 0)
         return rc;
     doc->top = top;

@@ -17,9 +17,10 @@
  * the four known layouts, but only where the caller allows them (the name
  * slot of a pstats key): elsewhere they are an error.
  *
- * Safety: the parse is recursive but bounded by a depth limit; every length
- * is checked against the bytes that remain, so no count can make it
- * allocate more than a small multiple of the input size.
+ * Safety: the parse is iterative (nesting costs heap, not C stack) and
+ * bounded by a depth limit; every length is checked against the bytes that
+ * remain, so no count can make it allocate more than a small multiple of
+ * the input size.
  */
 #ifndef PYPROF_MARSHAL_H
 #define PYPROF_MARSHAL_H
@@ -49,25 +50,31 @@ typedef enum pyprof__mkind {
     PYPROF__M_CODE       /* c : kids = filename, name; u.code.line */
 } pyprof__mkind;
 
-/* One decoded object (24 bytes: documents of big profiles hold millions). */
+/* One decoded object.  24 bytes, because documents of big profiles hold
+ * millions of them: that is why offsets are 32-bit (loads refuse inputs of
+ * 4 GiB or more) and why `memo` is here rather than in a side array. */
 typedef struct pyprof__mobj {
-    uint8_t kind;     /* pyprof__mkind */
-    uint8_t code;     /* the type code as read, without FLAG_REF ('z', ')', ...) */
-    uint8_t building; /* 1 while a container's children are being read */
-    uint8_t layout;   /* CODE: which layout matched (pyprof__mcode_layout) */
-    uint32_t len;     /* STR/BYTES: byte length; containers: elements (DICT: pairs) */
-    uint64_t pos;     /* offset of the type byte in the buffer */
     union {
         int64_t i;     /* INT, BOOL */
         double d;      /* FLOAT */
-        uint64_t str;  /* STR/BYTES: offset of the bytes in the buffer */
+        uint32_t str;  /* STR/BYTES: offset of the bytes in the buffer */
         uint32_t kids; /* containers: index of the first child in doc->kids */
         struct {
             uint32_t kids; /* filename, name */
             int32_t line;  /* co_firstlineno */
         } code;
     } u;
+    uint32_t len;     /* STR/BYTES: byte length; containers: elements (DICT: pairs) */
+    uint32_t pos;     /* offset of the type byte in the buffer */
+    uint32_t memo;    /* free for the consumer (0 after a load): pstats.c caches ids here */
+    uint8_t kind;     /* pyprof__mkind */
+    uint8_t code;     /* the type code as read, without FLAG_REF ('z', ')', ...) */
+    uint8_t reserved; /* 0 */
+    uint8_t layout;   /* CODE: which layout matched (pyprof__mcode_layout) */
 } pyprof__mobj;
+
+/* Inputs this long or longer are refused (offsets are 32-bit). */
+#define PYPROF__MARSHAL_MAX_SIZE ((size_t)UINT32_MAX)
 
 /* Code-object layouts (docs/formats.md 2.9). */
 typedef enum pyprof__mcode_layout {
@@ -129,6 +136,12 @@ pyprof__marshal_obj(const pyprof__marshal_doc *doc, uint32_t i)
 {
     return &doc->objs[i];
 }
+/* The same, writable (for the memo field). */
+static inline pyprof__mobj *
+pyprof__marshal_obj_mut(pyprof__marshal_doc *doc, uint32_t i)
+{
+    return &doc->objs[i];
+}
 static inline uint32_t
 pyprof__marshal_kid(const pyprof__marshal_doc *doc, const pyprof__mobj *o, size_t k)
 {
@@ -141,7 +154,7 @@ pyprof__marshal_str(const pyprof__marshal_doc *doc, const pyprof__mobj *o)
     return (const char *)doc->buf + o->u.str;
 }
 
-/* A short English name for an object kind ("tuple", "dict", ...). */
+/* A short English name for an object kind, with its article ("a tuple", "None"). */
 const char *pyprof__marshal_kind_name(int kind);
 
 #endif

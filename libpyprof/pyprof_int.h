@@ -92,6 +92,9 @@ uint32_t pyprof__idtab_find(const pyprof__idtab *t, uint64_t h, pyprof__idtab_eq
 /* Insert id (known absent) with hash h; rehash uses `rehash(ctx, id)`. */
 int pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
                          uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
+/* Grow (never shrink) to hold `n` ids in all without further rehashing. */
+int pyprof__idtab_reserve(pyprof__idtab *t, size_t n,
+                          uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
 void pyprof__idtab_free(pyprof__idtab *t);
 
 /* ---- UTF-8 ---------------------------------------------------------------------- */

@@ -55,6 +55,25 @@ place(uint32_t *slots, size_t mask, uint64_t h, uint32_t id)
     slots[i] = id + 1;
 }
 
+/* Move every id into a table of `ncap` slots (a power of two). */
+static int
+resize(pyprof__idtab *t, size_t ncap, uint64_t (*rehash)(const void *ctx, uint32_t id),
+       const void *ctx)
+{
+    size_t cap = t->slots ? t->mask + 1 : 0;
+    uint32_t *ns = pyprof__calloc(ncap, sizeof(*ns));
+    if (!ns)
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; i < cap; i++) {
+        if (t->slots[i])
+            place(ns, ncap - 1, rehash(ctx, t->slots[i] - 1), t->slots[i] - 1);
+    }
+    pyprof__free(t->slots);
+    t->slots = ns;
+    t->mask = ncap - 1;
+    return 0;
+}
+
 int
 pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
                      uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx)
@@ -62,22 +81,26 @@ pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
     size_t cap = t->slots ? t->mask + 1 : 0;
     if ((t->used + 1) * 2 > cap) {
         size_t ncap = cap ? cap * 2 : 64;
-        if (ncap < cap)
+        if (ncap < cap || resize(t, ncap, rehash, ctx) < 0)
             return PYPROF_ENOMEM;
-        uint32_t *ns = pyprof__calloc(ncap, sizeof(*ns));
-        if (!ns)
-            return PYPROF_ENOMEM;
-        for (size_t i = 0; i < cap; i++) {
-            if (t->slots[i])
-                place(ns, ncap - 1, rehash(ctx, t->slots[i] - 1), t->slots[i] - 1);
-        }
-        pyprof__free(t->slots);
-        t->slots = ns;
-        t->mask = ncap - 1;
     }
     place(t->slots, t->mask, h, id);
     t->used++;
     return 0;
+}
+
+int
+pyprof__idtab_reserve(pyprof__idtab *t, size_t n, uint64_t (*rehash)(const void *ctx, uint32_t id),
+                      const void *ctx)
+{
+    size_t cap = t->slots ? t->mask + 1 : 0, ncap = 64;
+    if (n > SIZE_MAX / 2)
+        return PYPROF_ENOMEM;
+    while (ncap < n * 2) {
+        if (pyprof__mul_overflows(ncap, 2, &ncap))
+            return PYPROF_ENOMEM;
+    }
+    return ncap > cap ? resize(t, ncap, rehash, ctx) : 0;
 }
 
 void

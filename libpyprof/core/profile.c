@@ -443,6 +443,21 @@ pyprof_profile_edge_intern(pyprof_profile *p, pyprof_id *out, pyprof_id caller, 
     return 0;
 }
 
+int
+pyprof_profile_reserve(pyprof_profile *p, size_t nfuncs, size_t nedges)
+{
+    size_t f, e;
+    if (pyprof__add_overflows(p->nfuncs, nfuncs, &f) ||
+        pyprof__add_overflows(p->nedges, nedges, &e))
+        return PYPROF_ENOMEM;
+    if (PYPROF_GROW(p->funcs, p->funcs_cap, f) < 0 ||
+        pyprof__idtab_reserve(&p->func_tab, f, func_rehash, p) < 0 ||
+        PYPROF_GROW(p->edges, p->edges_cap, e) < 0 ||
+        pyprof__idtab_reserve(&p->edge_tab, e, edge_rehash, p) < 0)
+        return PYPROF_ENOMEM;
+    return 0;
+}
+
 size_t
 pyprof_profile_edge_count(const pyprof_profile *p)
 {
@@ -690,6 +705,12 @@ pyprof_profile_mem_series_count(const pyprof_profile *p)
 
 const pyprof_mem_series *
 pyprof_profile_mem_series(const pyprof_profile *p, pyprof_id id)
+{
+    return id < p->nmem_series ? &p->mem_series[id] : NULL;
+}
+
+pyprof_mem_series *
+pyprof_profile_mem_series_mut(pyprof_profile *p, pyprof_id id)
 {
     return id < p->nmem_series ? &p->mem_series[id] : NULL;
 }

@@ -293,6 +293,18 @@ pyprof__scene_attr(pyprof__scene *s, const char *name, const char *value)
 }
 
 void
+pyprof__scene_dash(pyprof__scene *s, double on, double off)
+{
+    pyprof__item *it = last(s);
+    if (it && (it->kind == PYPROF__ITEM_LINE || it->kind == PYPROF__ITEM_POLYLINE) && on > 0 &&
+        off > 0) {
+        it->dashed = true;
+        it->dash[0] = on;
+        it->dash[1] = off;
+    }
+}
+
+void
 pyprof__scene_text_style(pyprof__scene *s, bool bold, double rotate_degrees)
 {
     pyprof__item *it = last(s);

@@ -27,8 +27,8 @@ stroke_style(cairo_t *cr, const pyprof__item *it)
 {
     cairo_set_line_width(cr, it->stroke_width > 0 ? it->stroke_width : 1.0);
     if (it->dashed) {
-        static const double dash[] = {4.0, 3.0};
-        cairo_set_dash(cr, dash, 2, 0);
+        static const double dflt[] = {4.0, 3.0};
+        cairo_set_dash(cr, it->dash[0] > 0 ? it->dash : dflt, 2, 0);
     } else {
         cairo_set_dash(cr, NULL, 0, 0);
     }

@@ -105,8 +105,14 @@ stroke_attrs(struct w *w, const pyprof__item *it)
         attr_num(w, "stroke-opacity", it->stroke.a / 255.0);
     if (it->stroke_width > 0)
         attr_num(w, "stroke-width", it->stroke_width);
-    if (it->dashed)
+    if (it->dashed && it->dash[0] > 0) {
+        char on[32], off[32];
+        pyprof__snprintf_c(b, sizeof b, "%s,%s", num(on, sizeof on, it->dash[0]),
+                           num(off, sizeof off, it->dash[1]));
+        attr(w, "stroke-dasharray", b);
+    } else if (it->dashed) {
         attr(w, "stroke-dasharray", "4,3");
+    }
 }
 
 static void

@@ -96,7 +96,9 @@ run_path(const char *path)
         n++;
     }
     closedir(d);
-    qsort(names, n, sizeof(*names), cmp); /* deterministic order */
+    /* deterministic order; qsort(NULL, 0) is undefined, and UBSan says so */
+    if (n > 1)
+        qsort(names, n, sizeof(*names), cmp);
     for (size_t i = 0; i < n; i++) {
         run_path(names[i]);
         free(names[i]);

@@ -174,6 +174,13 @@ int pyprof_profile_edge_intern(pyprof_profile *p, pyprof_id *out, pyprof_id call
 /** PYPROF_NONE if there is no such edge. */
 pyprof_id pyprof_profile_edge_find(const pyprof_profile *p, pyprof_id caller, pyprof_id callee);
 
+/**
+ * Make room for `nfuncs` more functions and `nedges` more edges, so that a
+ * reader that knows its sizes up front does not regrow and rehash on the
+ * way.  Optional: it changes no content, only capacity.
+ */
+int pyprof_profile_reserve(pyprof_profile *p, size_t nfuncs, size_t nedges);
+
 size_t pyprof_profile_edge_count(const pyprof_profile *p);
 const pyprof_edge *pyprof_profile_edge(const pyprof_profile *p, pyprof_id id);
 pyprof_edge *pyprof_profile_edge_mut(pyprof_profile *p, pyprof_id id);
@@ -259,6 +266,8 @@ int pyprof_profile_mem_series_add(pyprof_profile *p, pyprof_id *out, pyprof_id l
                                   pyprof_id source);
 size_t pyprof_profile_mem_series_count(const pyprof_profile *p);
 const pyprof_mem_series *pyprof_profile_mem_series(const pyprof_profile *p, pyprof_id id);
+/** Mutable access (a reader that learns a series' label after its samples). */
+pyprof_mem_series *pyprof_profile_mem_series_mut(pyprof_profile *p, pyprof_id id);
 int pyprof_profile_mem_sample_add(pyprof_profile *p, pyprof_id series, double t, double mib);
 size_t pyprof_profile_mem_sample_count(const pyprof_profile *p);
 const pyprof_mem_sample *pyprof_profile_mem_sample(const pyprof_profile *p, size_t i);

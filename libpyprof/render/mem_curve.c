@@ -1,0 +1,333 @@
+/*
+ * mem_curve.c - the curves of a memory plot: points gathered from the
+ * model and sorted by time, trend lines, the summed children curve, the
+ * labels mprof gives functions, and the two steps that keep large curves
+ * cheap and correct to draw: clipping to a window and decimation by
+ * min/max per pixel column (see mem_plot.c for why it loses nothing).
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "pyprof_int.h"
+
+#include "mem_plot.h"
+
+/* ---- points -------------------------------------------------------------------- */
+
+typedef struct pt {
+    double t, m;
+    size_t order; /* tie-break: a stable sort by time */
+} pt;
+
+static int
+cmp_pt(const void *a, const void *b)
+{
+    const pt *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Points of `series`, plus its brackets' entry and exit points when
+ * `with_funcs` (mprof merges those into the main curve), sorted by time,
+ * as arrays x (epoch s) and y (MiB) in the layout's arena.  MEM lines are
+ * time-ordered in practice, so a 10^6-sample curve is copied once and
+ * never sorted; brackets (or a shuffled file) take a stable sort. */
+int
+pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series,
+                          bool with_funcs, double **xo, double **yo, size_t *n)
+{
+    size_t ns = pyprof_profile_mem_sample_count(p), nb = pyprof_profile_mem_bracket_count(p);
+    /* samples are one dense array (profile.h): index it directly rather
+     * than through an accessor call per sample */
+    const pyprof_mem_sample *sm = ns ? pyprof_profile_mem_sample(p, 0) : NULL;
+    size_t cnt = 0, nfunc = 0;
+    for (size_t i = 0; i < ns; i++)
+        cnt += sm[i].series == series;
+    if (with_funcs)
+        for (size_t i = 0; i < nb; i++)
+            nfunc += 2 * (pyprof_profile_mem_bracket(p, i)->series == series);
+    cnt += nfunc;
+    size_t bytes;
+    if (pyprof__mul_overflows(cnt ? cnt : 1, sizeof(double), &bytes))
+        return PYPROF_ENOMEM;
+    double *x = pyprof__arena_alloc(&l->arena, bytes), *y = pyprof__arena_alloc(&l->arena, bytes);
+    if (!x || !y)
+        return PYPROF_ENOMEM;
+    size_t k = 0;
+    bool sorted = nfunc == 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (sm[i].series != series)
+            continue;
+        x[k] = sm[i].t;
+        y[k] = sm[i].mib;
+        sorted = sorted && (k == 0 || x[k - 1] <= x[k]);
+        k++;
+    }
+    if (!sorted) {
+        pt *v = pyprof__reallocarray(NULL, cnt, sizeof(pt));
+        if (!v)
+            return PYPROF_ENOMEM;
+        for (size_t i = 0; i < k; i++)
+            v[i] = (pt){x[i], y[i], i};
+        for (size_t i = 0; i < nb && nfunc; i++) {
+            const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(p, i);
+            if (b->series != series)
+                continue;
+            v[k] = (pt){b->t0, b->m0, k};
+            k++;
+            v[k] = (pt){b->t1, b->m1, k};
+            k++;
+        }
+        qsort(v, k, sizeof(pt), cmp_pt);
+        for (size_t i = 0; i < k; i++) {
+            x[i] = v[i].t;
+            y[i] = v[i].m;
+        }
+        pyprof__free(v);
+    }
+    *xo = x;
+    *yo = y;
+    *n = k;
+    return 0;
+}
+
+/* np.polyfit(x, y, 1), centred for accuracy with epoch-sized values. */
+void
+pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *slope, double *icept)
+{
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= (double)n;
+    my /= (double)n;
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < n; i++) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+    }
+    *slope = sxx > 0 ? sxy / sxx : 0;
+    *icept = my - *slope * mx;
+}
+
+/* Make a curve of points (x in epoch s, made relative to `start` here),
+ * with its trend if asked. */
+void
+pyprof__mem_set_points(pyprof__mem_curve *c, double *x, double *y, size_t n, double start,
+                       bool trend)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] -= start;
+    c->x = x;
+    c->y = y;
+    c->n = c->nraw = n;
+    c->start = start;
+    if (trend && n > 0) {
+        c->trend = true;
+        pyprof__mem_fit_line(c->x, c->y, n, &c->slope, &c->intercept);
+    }
+}
+
+/* main + children: each child holds its latest sample from its first to
+ * its last one, and counts as exited (0) outside that span. */
+int
+pyprof__mem_sum_curve(pyprof__mem_layout *l, pyprof__mem_curve *sum, const pyprof__mem_curve *main,
+                      const pyprof__mem_curve *const *kids, size_t nkids)
+{
+    size_t bytes;
+    if (pyprof__mul_overflows(main->n ? main->n : 1, sizeof(double), &bytes))
+        return PYPROF_ENOMEM;
+    sum->x = pyprof__arena_alloc(&l->arena, bytes);
+    sum->y = pyprof__arena_alloc(&l->arena, bytes);
+    size_t *pos = pyprof__calloc(nkids ? nkids : 1, sizeof(size_t));
+    if (!sum->x || !sum->y || !pos) {
+        pyprof__free(pos);
+        return PYPROF_ENOMEM;
+    }
+    for (size_t i = 0; i < main->n; i++) {
+        double t = main->x[i], m = main->y[i];
+        for (size_t k = 0; k < nkids; k++) {
+            const pyprof__mem_curve *c = kids[k];
+            while (pos[k] < c->n && c->x[pos[k]] <= t)
+                pos[k]++;
+            if (pos[k] > 0 && t <= c->x[c->n - 1])
+                m += c->y[pos[k] - 1];
+        }
+        sum->x[i] = t;
+        sum->y[i] = m;
+    }
+    pyprof__free(pos);
+    sum->n = sum->nraw = main->n;
+    return 0;
+}
+
+/* ---- function labels ----------------------------------------------------------- */
+
+/* The last `k` dotted components of `name` (all of it if it has fewer). */
+static const char *
+suffix_k(const char *name, int k)
+{
+    const char *s = name + strlen(name);
+    int seen = 0;
+    while (s > name) {
+        if (s[-1] == '.' && ++seen == k)
+            return s;
+        s--;
+    }
+    return name;
+}
+
+/* mprof's function_labels(): the shortest dotted suffix that no other
+ * function shares.  `names` are distinct string ids. */
+const char *
+pyprof__mem_short_label(const pyprof_profile *p, const pyprof_id *names, size_t n, size_t which)
+{
+    const char *me = pyprof_profile_string(p, names[which]);
+    for (int k = 1; k < 64; k++) {
+        const char *mine = suffix_k(me, k);
+        bool unique = true;
+        for (size_t j = 0; j < n && unique; j++)
+            if (j != which && strcmp(suffix_k(pyprof_profile_string(p, names[j]), k), mine) == 0)
+                unique = false;
+        if (unique)
+            return mine;
+        if (mine == me)
+            break; /* nothing longer to try */
+    }
+    return me;
+}
+
+/* ---- decimation and clipping ------------------------------------------------- */
+
+/* Keep the points inside [x0, x1], with the line cut exactly at the edges
+ * (the scene has no clipping).  x is non-decreasing, so a segment crosses
+ * x0 before x1. */
+int
+pyprof__mem_clip(pyprof__arena *a, pyprof__mem_curve *c, double x0, double x1)
+{
+    size_t bytes;
+    if (pyprof__mul_overflows(c->n + 2, sizeof(double), &bytes))
+        return PYPROF_ENOMEM;
+    double *nx = pyprof__arena_alloc(a, bytes), *ny = pyprof__arena_alloc(a, bytes);
+    if (!nx || !ny)
+        return PYPROF_ENOMEM;
+    size_t k = 0, inside = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        double x = c->x[i], y = c->y[i];
+        if (i > 0) {
+            double px = c->x[i - 1], py = c->y[i - 1];
+            if (px < x0 && x > x0 && k < c->n + 2) {
+                nx[k] = x0;
+                ny[k++] = py + (y - py) * (x0 - px) / (x - px);
+                c->cut[0] = true; /* only ever the first point */
+            }
+            if (px < x1 && x > x1 && k < c->n + 2) {
+                nx[k] = x1;
+                ny[k++] = py + (y - py) * (x1 - px) / (x - px);
+                c->cut[1] = true; /* only ever the last point */
+            }
+        }
+        if (x >= x0 && x <= x1 && k < c->n + 2) {
+            nx[k] = x;
+            ny[k++] = y;
+            inside++;
+        }
+    }
+    c->x = nx;
+    c->y = ny;
+    c->n = k;
+    c->nraw = inside;
+    return 0;
+}
+
+/* Min/max per pixel column: first, lowest, highest, last point of each
+ * column, in time order.  In place; x must be non-decreasing. */
+void
+pyprof__mem_decimate(pyprof__mem_curve *c, double xmin, double xmax, double columns)
+{
+    if (c->n <= 2 * (size_t)columns || !(xmax > xmin))
+        return;
+    double scale = columns / (xmax - xmin);
+    size_t k = 0, i = 0;
+    /* x >= xmin here (the view holds the data, or the curve was clipped),
+     * so truncation is floor */
+    while (i < c->n) {
+        long col = (long)((c->x[i] - xmin) * scale);
+        size_t j = i, lo = i, hi = i;
+        while (j < c->n && (long)((c->x[j] - xmin) * scale) == col) {
+            if (c->y[j] < c->y[lo])
+                lo = j;
+            if (c->y[j] > c->y[hi])
+                hi = j;
+            j++;
+        }
+        size_t idx[4] = {i, lo < hi ? lo : hi, lo < hi ? hi : lo, j - 1};
+        for (int q = 0; q < 4; q++) {
+            if (q > 0 && idx[q] == idx[q - 1])
+                continue;
+            c->x[k] = c->x[idx[q]];
+            c->y[k] = c->y[idx[q]];
+            k++;
+        }
+        i = j;
+    }
+    c->n = k;
+}
+
+/* The FUNC brackets of the main series `ms`, in mprof's order: functions by
+ * first appearance, then their executions in file order. */
+int
+pyprof__mem_function_order(const pyprof_profile *p, pyprof_id ms, pyprof_id **names, size_t *nnames,
+                           size_t **order, size_t *norder)
+{
+    size_t nb = pyprof_profile_mem_bracket_count(p);
+    pyprof_id *nm = pyprof__reallocarray(NULL, nb ? nb : 1, sizeof(pyprof_id));
+    size_t *ord = pyprof__reallocarray(NULL, nb ? nb : 1, sizeof(size_t));
+    size_t *first = pyprof__reallocarray(NULL, nb ? nb : 1, sizeof(size_t));
+    if (!nm || !ord || !first) {
+        pyprof__free(nm);
+        pyprof__free(ord);
+        pyprof__free(first);
+        return PYPROF_ENOMEM;
+    }
+    size_t nn = 0, no = 0;
+    /* function index per bracket by first appearance; a quadratic scan is
+     * fine for the few distinct @profile functions a run has, but a file
+     * could hold many: names are small ids, so mark them in a map. */
+    for (size_t i = 0; i < nb; i++) {
+        const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(p, i);
+        if (b->series != ms)
+            continue;
+        size_t f = 0;
+        while (f < nn && nm[f] != b->name)
+            f++;
+        if (f == nn)
+            nm[nn++] = b->name;
+        first[no] = f;
+        ord[no++] = i;
+    }
+    /* stable counting sort of executions by function index */
+    size_t *tmp = pyprof__reallocarray(NULL, no ? no : 1, sizeof(size_t));
+    if (!tmp) {
+        pyprof__free(nm);
+        pyprof__free(ord);
+        pyprof__free(first);
+        return PYPROF_ENOMEM;
+    }
+    size_t k = 0;
+    for (size_t f = 0; f < nn; f++)
+        for (size_t i = 0; i < no; i++)
+            if (first[i] == f)
+                tmp[k++] = ord[i];
+    memcpy(ord, tmp, no * sizeof(size_t));
+    pyprof__free(tmp);
+    pyprof__free(first);
+    *names = nm;
+    *nnames = nn;
+    *order = ord;
+    *norder = no;
+    return 0;
+}
