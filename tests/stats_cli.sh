@@ -67,6 +67,15 @@ printf '\211PNG\r\n\032\n\000\000\000\rIHDR' >image.png
 run image.png
 check "another format: exit 1" rc_is 1
 check "another format: says what it looks like" grep -q 'PNG image' err.txt
+lprof="$top_srcdir/tests/fixtures/lprof/kernprof_py311.lprof"
+if [ -f "$lprof" ]; then
+    run "$lprof"
+    check "line timings (lprof): exit 1" rc_is 1
+    check "line timings (lprof): says what the file is" grep -q 'this is lprof data, which has no function table' err.txt
+else
+    n=$((n + 1))
+    echo "ok $n # SKIP no lprof fixture in this tree"
+fi
 run a.pstats add trunc.pstats
 check "bad file in add: exit 1" rc_is 1
 check "bad file in add: no partial table" [ ! -s out.txt ]

@@ -236,7 +236,7 @@ load_one(pyprof_profile **out, const char *path, const pyprof_read_options *opts
         ((caps & (PYPROF_CAP_LINES | PYPROF_CAP_MEMORY)) || !(caps & PYPROF_CAP_FUNCS)) &&
         strcmp(format, "pstats") != 0)
         rc = pyprof_error_set(err, PYPROF_ECAPS, path, format, -1, 0,
-                              "this is a %s file, which has no function table to print", format);
+                              "this is %s data, which has no function table to print", format);
     if (rc < 0) {
         pyprof_profile_free(p);
         return rc;
