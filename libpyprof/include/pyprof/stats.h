@@ -110,8 +110,10 @@ pyprof_id pyprof_stats_row(const pyprof_stats *st, size_t i);
 
 /**
  * The pstats label of function `func` (func_std_string): "{inner}" for a
- * cProfile built-in ("~", 0, "<inner>"), else "FILE:LINE(NAME)".  The
- * string is borrowed from the view and valid until it changes.
+ * cProfile built-in ("~", 0, "<inner>"), a "~" name without brackets as
+ * it is, else "FILE:LINE(NAME)".  The string is borrowed from the view and
+ * valid until the next call on it (labels are built on first use); NULL if
+ * `func` is out of range or memory ran out.
  */
 const char *pyprof_stats_label(pyprof_stats *st, pyprof_id func);
 
