@@ -340,37 +340,33 @@ main(int argc, char **argv)
     for (int i = 0; i < ncmds; i++)
         if (cmds[i].kind == C_ADD || cmds[i].kind == C_READ)
             inputs[ninputs++] = cmds[i].words[0];
-    if (output && !cli_output_is_safe(output, inputs, ninputs))
-        return CLI_EXIT_USAGE;
-
+    int status = CLI_EXIT_OK;
     pyprof_error err = PYPROF_ERROR_INIT;
-    int rc = pyprof_output_open_file(&s.out, output ? output : "-", &err);
-    if (rc < 0) {
+    if (output && !cli_output_is_safe(output, inputs, ninputs)) {
+        status = CLI_EXIT_USAGE;
+    } else if (pyprof_output_open_file(&s.out, output ? output : "-", &err) < 0) {
         cli_error(&err);
-        return CLI_EXIT_DATA;
-    }
-    if (browse) {
-        int status = stats_browser_run(&s, files, nfiles);
+        status = CLI_EXIT_DATA;
+    } else if (browse) {
+        status = stats_browser_run(&s, files, nfiles);
         pyprof_output_commit(s.out, NULL);
-        pyprof_stats_free(s.st);
-        free(inputs);
-        free(cmds);
-        return status;
-    }
-
-    rc = pyprof_stats_load(&s.st, (const char *const *)files, (size_t)nfiles, &s.opts, &err);
-    if (rc == 0)
-        rc = run(&s, cmds, ncmds, export, &err);
-    if (rc < 0) {
-        pyprof_output_abort(s.out);
-        cli_error(&err);
-    } else if ((rc = pyprof_output_commit(s.out, &err)) < 0) {
-        cli_error(&err);
+    } else {
+        int rc =
+            pyprof_stats_load(&s.st, (const char *const *)files, (size_t)nfiles, &s.opts, &err);
+        if (rc == 0)
+            rc = run(&s, cmds, ncmds, export, &err);
+        if (rc < 0) {
+            pyprof_output_abort(s.out);
+            cli_error(&err);
+        } else if ((rc = pyprof_output_commit(s.out, &err)) < 0) {
+            cli_error(&err);
+        }
+        status = rc < 0 ? CLI_EXIT_DATA : CLI_EXIT_OK;
     }
     for (int i = 0; i < ncmds; i++)
         free(cmds[i].restr);
     free(cmds);
     free(inputs);
     pyprof_stats_free(s.st);
-    return rc < 0 ? CLI_EXIT_DATA : CLI_EXIT_OK;
+    return status;
 }
