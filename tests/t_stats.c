@@ -21,6 +21,7 @@
 static struct {
     char name[32];
     char *text; /* the profile's lines */
+    int bytes;  /* keys are bytes: metadata key_strings=bytes */
 } defs[MAXP];
 static int ndefs;
 
@@ -56,6 +57,10 @@ load_defs(void)
     for (char *line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (strncmp(line, "profile ", 8) == 0 && ndefs < MAXP) {
             snprintf(defs[ndefs].name, sizeof defs[ndefs].name, "%s", line + 8);
+            char *sp = strchr(defs[ndefs].name, ' ');
+            defs[ndefs].bytes = sp && strcmp(sp, " bytes") == 0;
+            if (sp)
+                *sp = '\0';
             defs[ndefs].text = calloc(1, 1);
             ndefs++;
         } else if (ndefs && line[0] != '#') {
@@ -96,13 +101,18 @@ static pyprof_profile *
 build(const char *name)
 {
     const char *text = NULL;
+    int bytes = 0;
     for (int i = 0; i < ndefs; i++)
-        if (strcmp(defs[i].name, name) == 0)
+        if (strcmp(defs[i].name, name) == 0) {
             text = defs[i].text;
+            bytes = defs[i].bytes;
+        }
     if (!text)
         return NULL;
     pyprof_profile *p;
     pyprof_profile_new(&p);
+    if (bytes)
+        pyprof_profile_meta_set(p, "key_strings", "bytes");
     /* two passes: entries first (dict order), then callers, so that
      * functions known only as callers come after every entry */
     for (int pass = 0; pass < 2; pass++) {
@@ -410,7 +420,7 @@ int
 main(void)
 {
     load_defs();
-    TAP_OK(ndefs == 3, "profiles.txt defines 3 profiles");
+    TAP_OK(ndefs == 4, "profiles.txt defines 4 profiles");
     test_keys();
     test_restriction_words();
     test_api_errors();

@@ -28,3 +28,6 @@ dist_check_SCRIPTS += tests/stats_golden.sh
 TESTS += tests/stats_cli.sh tests/stats_browser.sh
 dist_check_SCRIPTS += tests/stats_cli.sh tests/stats_browser.sh
 EXTRA_DIST += tests/stats_pty.py
+TESTS += tests/stats_pstats_golden.sh
+dist_check_SCRIPTS += tests/stats_pstats_golden.sh
+EXTRA_DIST += tests/stats_lib.sh

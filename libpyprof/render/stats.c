@@ -344,8 +344,54 @@ labels_fit(pyprof_stats *st)
     for (size_t i = 0; i < n; i++)
         off[i] = SIZE_MAX;
     st->labels.len = 0;
+    const char *ks = pyprof_profile_meta_get(st->p, "key_strings");
+    st->bytes_keys = ks && strcmp(ks, "bytes") == 0;
     st->nlabels = n;
     return 0;
+}
+
+/* repr() of a bytes object holding `s`: b'...' with Python's escapes. */
+static int
+bytes_repr(pyprof__sbuf *b, const char *s, size_t len)
+{
+    char q = memchr(s, '\'', len) && !memchr(s, '"', len) ? '"' : '\'';
+    int rc = pyprof__sbuf_add(b, "b", 1);
+    if (rc == 0)
+        rc = pyprof__sbuf_add(b, &q, 1);
+    for (size_t i = 0; i < len && rc == 0; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\' || c == (unsigned char)q)
+            rc = pyprof__sbuf_printf(b, "\\%c", c);
+        else if (c == '\t' || c == '\n' || c == '\r')
+            rc = pyprof__sbuf_add(b, c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r", 2);
+        else if (c < 0x20 || c >= 0x7f)
+            rc = pyprof__sbuf_printf(b, "\\x%02x", c);
+        else
+            rc = pyprof__sbuf_add(b, s + i, 1);
+    }
+    if (rc == 0)
+        rc = pyprof__sbuf_add(b, &q, 1);
+    return rc;
+}
+
+/* A Python 2 file whose strings Python 3 loads as bytes: pstats formats
+ * the key with "%s:%d(%s)", which shows each bytes object's repr, and the
+ * built-in test ('~', 0) never holds (b'~' is not '~'). */
+static int
+label_bytes(pyprof_stats *st, const pyprof_func *f)
+{
+    char num[24];
+    int k = pyprof__snprintf_c(num, sizeof num, ":%lld(", (long long)f->line);
+    int rc = bytes_repr(&st->labels, pyprof_profile_string(st->p, f->file),
+                        pyprof_profile_string_len(st->p, f->file));
+    if (rc == 0)
+        rc = pyprof__sbuf_add(&st->labels, num, (size_t)k);
+    if (rc == 0)
+        rc = bytes_repr(&st->labels, pyprof_profile_string(st->p, f->name),
+                        pyprof_profile_string_len(st->p, f->name));
+    if (rc == 0)
+        rc = pyprof__sbuf_add(&st->labels, ")", 1);
+    return rc;
 }
 
 /* Build the label of `id` (known absent) at the end of the buffer. */
@@ -358,7 +404,9 @@ label_build(pyprof_stats *st, pyprof_id id)
     size_t nlen = pyprof_profile_string_len(st->p, f->name);
     size_t start = st->labels.len;
     int rc;
-    if (strcmp(file, "~") == 0 && f->line == 0) {
+    if (st->bytes_keys && !(f->flags & PYPROF_FUNC_CODEOBJ)) {
+        rc = label_bytes(st, f);
+    } else if (strcmp(file, "~") == 0 && f->line == 0) {
         /* C built-ins: "<built-in method len>" prints as "{built-in method len}" */
         if (nlen >= 1 && name[0] == '<' && name[nlen - 1] == '>') {
             rc = pyprof__sbuf_add(&st->labels, "{", 1);

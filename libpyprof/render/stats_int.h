@@ -55,6 +55,7 @@ struct pyprof_stats {
      * widths).  nlabels is the size of the index (0 = to be reset). */
     pyprof__sbuf labels;
     size_t *label_off;
+    bool bytes_keys; /* metadata key_strings=bytes: labels as Python 3 shows bytes */
     uint32_t *label_width;
     size_t nlabels;
 };

@@ -16,6 +16,10 @@
  * caller) have no row, exactly as pstats has no entry for them, but appear
  * as partners in the callers/callees listings.
  *
+ * A profile whose metadata says key_strings=bytes (a Python 2 file that
+ * Python 3 loads with bytes keys) gets its labels as Python 3's pstats
+ * prints them: b'file.py':7(b'fib').
+ *
  * Ownership: pyprof_stats_new takes the profile it is given; the view frees
  * it.  pyprof_stats_profile lends it back.
  */
