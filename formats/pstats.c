@@ -106,7 +106,8 @@ typedef struct builder {
     size_t nvalues;
     /* what the data says about its producer */
     bool seen_tilde, seen_bare_builtin, seen_int_caller, seen_profiler_key;
-    bool seen_builtins_key, seen_cc_gt_nc, seen_float_time, seen_nonempty_callers;
+    bool seen_builtins_key, seen_dotted_name, seen_cc_gt_nc, seen_float_time;
+    bool seen_nonempty_callers;
     bool sampled;
 } builder;
 
@@ -199,6 +200,14 @@ is_marker(const builder *b, const pyprof__mobj *key)
            memcmp(pyprof__marshal_str(&b->doc, s), "__sampled__", 11) == 0;
 }
 
+/* A qualified name such as 'Counter.add': yappi writes them, while cProfile
+ * and profile use co_name, which has no dots (<lambda> and friends aside). */
+static bool
+name_is_qualified(const char *name)
+{
+    return name[0] != '<' && strchr(name, '.') != NULL;
+}
+
 /* Key object -> function id: (file, line, name) with name a string or a
  * code object.  `flags` is PYPROF_FUNC_CALLER_ONLY for callers' keys. */
 static int
@@ -246,6 +255,8 @@ key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
         b->seen_bare_builtin = true; /* the profile module's ('', 0, 'len') */
     else if (lo->u.i == 0 && strcmp(fs, "builtins") == 0)
         b->seen_builtins_key = true;
+    else if (lo->u.i > 0 && name_is_qualified(pyprof_profile_string(b->p, name)))
+        b->seen_dotted_name = true;
     else if (lo->u.i == 0 && strcmp(fs, "profile") == 0 &&
              strcmp(pyprof_profile_string(b->p, name), "profiler") == 0)
         b->seen_profiler_key = true;
@@ -365,7 +376,7 @@ note_producer(builder *b)
         /* both write int callers and ('profile', 0, 'profiler'); hotshot
          * records no C built-ins */
         producer = b->seen_bare_builtin ? "profile" : "hotshot";
-    else if (b->seen_cc_gt_nc || b->seen_builtins_key)
+    else if (b->seen_cc_gt_nc || b->seen_builtins_key || b->seen_dotted_name)
         producer = "yappi"; /* its (ncall, nactualcall) are kept as written */
     else if (!b->seen_float_time && !b->seen_nonempty_callers)
         producer = "austin-python";
