@@ -79,9 +79,11 @@ pyprof__hash_mix(uint64_t h, uint64_t v)
 }
 
 /* Open-addressing table of ids; the owner compares keys through a callback.
- * Slots hold id+1 (0 = empty). */
+ * A slot holds the top 32 bits of the key's hash and id+1 (0 = empty), so the
+ * owner's keys are read only on a 32-bit hash match.  The hash's high bits
+ * must be well mixed (pyprof__hash_bytes and pyprof__hash_mix are). */
 typedef struct pyprof__idtab {
-    uint32_t *slots;
+    uint64_t *slots;
     size_t mask; /* capacity - 1, capacity a power of two */
     size_t used;
 } pyprof__idtab;
@@ -89,13 +91,24 @@ typedef bool (*pyprof__idtab_eq)(const void *ctx, uint32_t id, const void *key);
 /* Find key with hash h; returns id or PYPROF_NONE. */
 uint32_t pyprof__idtab_find(const pyprof__idtab *t, uint64_t h, pyprof__idtab_eq eq,
                             const void *ctx, const void *key);
-/* Insert id (known absent) with hash h; rehash uses `rehash(ctx, id)`. */
+/* Insert id (known absent) with hash h.  `rehash` and `ctx` are not needed
+ * any more (slots keep their hash) and may be NULL; they remain for callers
+ * written against the first version. */
 int pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
                          uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
 /* Grow (never shrink) to hold `n` ids in all without further rehashing. */
 int pyprof__idtab_reserve(pyprof__idtab *t, size_t n,
                           uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
 void pyprof__idtab_free(pyprof__idtab *t);
+
+/* ---- stack tree fast path ---------------------------------------------------------
+ * Append the child `func` of `parent`, which the caller KNOWS is not in the
+ * tree yet (e.g. `parent` was itself created a moment ago).  The lookup
+ * index is not updated now: the next pyprof_profile_stack_child catches up.
+ * A reader that finds existing children by other means (collapsed.c keeps
+ * its own child lists) thus never pays for an index of millions of nodes. */
+int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
+                                 pyprof_id func);
 
 /* ---- UTF-8 ---------------------------------------------------------------------- */
 /* Length of the valid UTF-8 prefix of s[0..len) (== len when all valid). */
@@ -105,9 +118,14 @@ size_t pyprof__utf8_length(const char *s, size_t len);
 
 /* ---- locale-independent number formatting ----------------------------------- */
 /* vsnprintf in the C locale (uselocale, never setlocale). */
-int pyprof__vsnprintf_c(char *buf, size_t size, const char *fmt, va_list ap);
+int pyprof__vsnprintf_c(char *buf, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 int pyprof__snprintf_c(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* pyprof_error_set with a va_list (for the positioned-error helpers). */
+int pyprof__error_setv(pyprof_error *err, int code, const char *source, const char *format,
+                       int64_t offset, int64_t line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
 /* strtod in the C locale. */
 double pyprof__strtod_c(const char *s, char **end);
 

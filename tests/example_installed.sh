@@ -30,9 +30,9 @@ tap_check "topfuncs builds with pkg-config flags" \
 tap_check "only pyprof_* symbols are exported" \
     sh -c "nm -D --defined-only '$dest$prefix/lib/libpyprof.so' | awk '\$2 ~ /^[TDBR]\$/ {print \$3}' | grep -v '^pyprof_[a-z]' | grep -q . && exit 1 || exit 0"
 
-fixture="$top_srcdir/tests/fixtures/pstats/cprofile_py3.11.prof"
+fixture="$top_srcdir/tests/fixtures/pstats/cprofile_py311.pstats"
 if [ ! -f "$fixture" ]; then
-    fixture=$(ls "$top_srcdir"/tests/fixtures/pstats/*.prof 2>/dev/null | head -1)
+    fixture=$(ls "$top_srcdir"/tests/fixtures/pstats/*.pstats 2>/dev/null | head -1)
 fi
 if [ -z "${fixture:-}" ] || [ ! -f "$fixture" ]; then
     tap_skip "topfuncs on a pstats fixture" "no pstats fixture"

@@ -44,7 +44,7 @@ one_line(char *s)
     }
 }
 
-static int
+static int __attribute__((format(printf, 7, 0)))
 set_v(pyprof_error *err, int code, const char *source, const char *format, int64_t offset,
       int64_t line, const char *fmt, va_list ap)
 {
@@ -71,9 +71,6 @@ pyprof_error_set(pyprof_error *err, int code, const char *source, const char *fo
     return code;
 }
 
-/* used by input.c's positioned errors */
-int pyprof__error_setv(pyprof_error *err, int code, const char *source, const char *format,
-                       int64_t offset, int64_t line, const char *fmt, va_list ap);
 int
 pyprof__error_setv(pyprof_error *err, int code, const char *source, const char *format,
                    int64_t offset, int64_t line, const char *fmt, va_list ap)

@@ -31,42 +31,58 @@ pyprof__hash_bytes(const void *data, size_t len)
     return pyprof__hash_mix(h, 0);
 }
 
+/*
+ * A slot is 64 bits: the top 32 bits of the key's hash, then id + 1 (0 =
+ * empty).  The stored hash bits pick the bucket and screen candidates, so a
+ * probe touches the owner's arrays only when 32 bits of hash agree (almost
+ * always the real match); and growing the table needs no rehash of keys.
+ * Loads that are cache misses into the owner's arrays were most of the cost
+ * of reading a large pstats file before.
+ */
+static inline uint32_t
+tag_of(uint64_t h)
+{
+    return (uint32_t)(h >> 32);
+}
+
 uint32_t
 pyprof__idtab_find(const pyprof__idtab *t, uint64_t h, pyprof__idtab_eq eq, const void *ctx,
                    const void *key)
 {
     if (!t->slots)
         return PYPROF_NONE;
-    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
-        uint32_t s = t->slots[i];
+    uint32_t tag = tag_of(h);
+    for (size_t i = tag & t->mask;; i = (i + 1) & t->mask) {
+        uint64_t s = t->slots[i];
         if (s == 0)
             return PYPROF_NONE;
-        if (eq(ctx, s - 1, key))
-            return s - 1;
+        uint32_t id = (uint32_t)s - 1;
+        if ((uint32_t)(s >> 32) == tag && eq(ctx, id, key))
+            return id;
     }
 }
 
 static void
-place(uint32_t *slots, size_t mask, uint64_t h, uint32_t id)
+place(uint64_t *slots, size_t mask, uint32_t tag, uint32_t id)
 {
-    size_t i = h & mask;
+    size_t i = tag & mask;
     while (slots[i])
         i = (i + 1) & mask;
-    slots[i] = id + 1;
+    slots[i] = (uint64_t)tag << 32 | ((uint64_t)id + 1);
 }
 
 /* Move every id into a table of `ncap` slots (a power of two). */
 static int
-resize(pyprof__idtab *t, size_t ncap, uint64_t (*rehash)(const void *ctx, uint32_t id),
-       const void *ctx)
+resize(pyprof__idtab *t, size_t ncap)
 {
     size_t cap = t->slots ? t->mask + 1 : 0;
-    uint32_t *ns = pyprof__calloc(ncap, sizeof(*ns));
+    uint64_t *ns = pyprof__calloc(ncap, sizeof(*ns));
     if (!ns)
         return PYPROF_ENOMEM;
     for (size_t i = 0; i < cap; i++) {
-        if (t->slots[i])
-            place(ns, ncap - 1, rehash(ctx, t->slots[i] - 1), t->slots[i] - 1);
+        uint64_t s = t->slots[i];
+        if (s)
+            place(ns, ncap - 1, (uint32_t)(s >> 32), (uint32_t)s - 1);
     }
     pyprof__free(t->slots);
     t->slots = ns;
@@ -78,13 +94,15 @@ int
 pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
                      uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx)
 {
+    (void)rehash; /* slots carry their hash: see above */
+    (void)ctx;
     size_t cap = t->slots ? t->mask + 1 : 0;
     if ((t->used + 1) * 2 > cap) {
         size_t ncap = cap ? cap * 2 : 64;
-        if (ncap < cap || resize(t, ncap, rehash, ctx) < 0)
+        if (ncap < cap || resize(t, ncap) < 0)
             return PYPROF_ENOMEM;
     }
-    place(t->slots, t->mask, h, id);
+    place(t->slots, t->mask, tag_of(h), id);
     t->used++;
     return 0;
 }
@@ -93,6 +111,8 @@ int
 pyprof__idtab_reserve(pyprof__idtab *t, size_t n, uint64_t (*rehash)(const void *ctx, uint32_t id),
                       const void *ctx)
 {
+    (void)rehash;
+    (void)ctx;
     size_t cap = t->slots ? t->mask + 1 : 0, ncap = 64;
     if (n > SIZE_MAX / 2)
         return PYPROF_ENOMEM;
@@ -100,7 +120,7 @@ pyprof__idtab_reserve(pyprof__idtab *t, size_t n, uint64_t (*rehash)(const void 
         if (pyprof__mul_overflows(ncap, 2, &ncap))
             return PYPROF_ENOMEM;
     }
-    return ncap > cap ? resize(t, ncap, rehash, ctx) : 0;
+    return ncap > cap ? resize(t, ncap) : 0;
 }
 
 void

@@ -564,9 +564,23 @@ node_rehash(const void *ctx, uint32_t id)
     return pyprof__hash_mix(s->parent, s->func);
 }
 
+/* Index the nodes that pyprof__profile_stack_append added without indexing. */
+static int
+node_tab_sync(pyprof_profile *p)
+{
+    for (; p->node_tab_upto < p->nnodes; p->node_tab_upto++) {
+        uint32_t id = (uint32_t)p->node_tab_upto;
+        if (pyprof__idtab_insert(&p->node_tab, node_rehash(p, id), id, node_rehash, p) < 0)
+            return PYPROF_ENOMEM;
+    }
+    return 0;
+}
+
 int
 pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func)
 {
+    if (node_tab_sync(p) < 0)
+        return PYPROF_ENOMEM;
     pyprof_id k[2] = {parent, func};
     uint64_t h = pyprof__hash_mix(parent, func);
     uint32_t id = pyprof__idtab_find(&p->node_tab, h, node_eq, p, k);
@@ -574,16 +588,23 @@ pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, 
         *out = id;
         return 0;
     }
+    int rc = pyprof__profile_stack_append(p, out, parent, func);
+    if (rc == 0)
+        rc = node_tab_sync(p);
+    return rc;
+}
+
+int
+pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func)
+{
     if ((parent != PYPROF_NONE && parent >= p->nnodes) || func >= p->nfuncs)
         return PYPROF_EINVAL;
     if (p->nnodes >= UINT32_MAX - 1)
         return PYPROF_ELIMIT;
     if (PYPROF_GROW(p->nodes, p->nodes_cap, p->nnodes + 1) < 0)
         return PYPROF_ENOMEM;
-    id = (uint32_t)p->nnodes;
+    uint32_t id = (uint32_t)p->nnodes;
     p->nodes[id] = (pyprof_stack_node){.parent = parent, .func = func};
-    if (pyprof__idtab_insert(&p->node_tab, h, id, node_rehash, p) < 0)
-        return PYPROF_ENOMEM;
     p->nnodes++;
     p->children.valid = false;
     *out = id;

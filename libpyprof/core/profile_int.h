@@ -46,6 +46,9 @@ struct pyprof_profile {
     pyprof_stack_node *nodes;
     size_t nnodes, nodes_cap;
     pyprof__idtab node_tab;
+    size_t node_tab_upto; /* nodes [0, upto) are in node_tab: the rest were
+                             appended by pyprof__profile_stack_append and are
+                             indexed on the next lookup */
     struct pyprof__adj children;
     unsigned stack_metrics;
 

@@ -31,8 +31,6 @@
  * inputs of repetitive text legitimately compress extremely well. */
 #define RATIO_GRACE ((uint64_t)64 << 20)
 
-int pyprof__error_setv(pyprof_error *err, int code, const char *source, const char *format,
-                       int64_t offset, int64_t line, const char *fmt, va_list ap);
 
 struct pyprof_input {
     char *name;

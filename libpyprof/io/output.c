@@ -20,8 +20,6 @@
 
 #include "pyprof_int.h"
 
-int pyprof__error_setv(pyprof_error *err, int code, const char *source, const char *format,
-                       int64_t offset, int64_t line, const char *fmt, va_list ap);
 
 enum kind { K_FILE, K_STDIO, K_MEMORY };
 
@@ -61,7 +59,7 @@ out_free(pyprof_output *o)
     pyprof__free(o);
 }
 
-static void
+static void __attribute__((format(printf, 3, 4)))
 sticky(pyprof_output *o, int code, const char *fmt, ...)
 {
     if (o->err.code)

@@ -14,6 +14,8 @@ struct pyprof__scene {
     const char *style, *script;
     const char **root_attrs;
     size_t nroot_attrs, root_attrs_cap;
+    const char **comments;
+    size_t ncomments, comments_cap;
     pyprof__item *items;
     size_t nitems, items_cap;
     int depth; /* open groups */
@@ -53,6 +55,7 @@ pyprof__scene_free(pyprof__scene *s)
     pyprof__arena_free(&s->arena);
     pyprof__free(s->items);
     pyprof__free(s->root_attrs);
+    pyprof__free(s->comments);
     pyprof__free(s);
 }
 
@@ -111,6 +114,25 @@ pyprof__scene_root_attr(pyprof__scene *s, const char *name, const char *value)
     s->root_attrs[2 * s->nroot_attrs + 1] = v;
     s->nroot_attrs++;
     return 0;
+}
+
+int
+pyprof__scene_add_comment(pyprof__scene *s, const char *text)
+{
+    if (PYPROF_GROW(s->comments, s->comments_cap, s->ncomments + 1) < 0)
+        return PYPROF_ENOMEM;
+    const char *c = copy_str(s, text);
+    if (!c)
+        return PYPROF_ENOMEM;
+    s->comments[s->ncomments++] = c;
+    return 0;
+}
+
+size_t
+pyprof__scene_comments(const pyprof__scene *s, const char *const **comments)
+{
+    *comments = s->comments;
+    return s->ncomments;
 }
 
 static pyprof__item *

@@ -83,6 +83,10 @@ void pyprof__scene_set_background(pyprof__scene *s, pyprof__rgba top, pyprof__rg
 int pyprof__scene_set_style(pyprof__scene *s, const char *css);
 int pyprof__scene_set_script(pyprof__scene *s, const char *js);
 int pyprof__scene_root_attr(pyprof__scene *s, const char *name, const char *value);
+/* SVG-only: a comment written right after the <svg> start tag (in order of
+ * adding; "--", which XML forbids in comments, is written as "- -"). */
+int pyprof__scene_add_comment(pyprof__scene *s, const char *text);
+size_t pyprof__scene_comments(const pyprof__scene *s, const char *const **comments);
 
 /* Drawing.  Each returns 0 or PYPROF_ENOMEM; the item just added can be given
  * SVG extras with pyprof__scene_id/_class/_attr. */

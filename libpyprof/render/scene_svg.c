@@ -261,6 +261,24 @@ pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *
     for (size_t i = 0; i < nra; i++)
         attr(&w, ra[2 * i], ra[2 * i + 1]);
     xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+    const char *const *cm;
+    size_t ncm = pyprof__scene_comments(s, &cm);
+    for (size_t i = 0; i < ncm; i++) {
+        char *c = pyprof__strdup(cm[i]);
+        if (!c) {
+            w.bad = 1;
+            break;
+        }
+        for (char *q = c; (q = strstr(q, "--")) != NULL;)
+            *q = ' '; /* "--" is not allowed inside an XML comment */
+        size_t n = strlen(c);
+        if (n && c[n - 1] == '-')
+            c[n - 1] = ' ';
+        if (xmlTextWriterWriteComment(w.x, BAD_CAST c) < 0)
+            w.bad = 1;
+        pyprof__free(c);
+        xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+    }
 
     pyprof__rgba top, bottom;
     pyprof__scene_background(s, &top, &bottom);

@@ -45,7 +45,11 @@ void pyprof_output_printf(pyprof_output *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void pyprof_output_vprintf(pyprof_output *o, const char *fmt, va_list ap);
+void pyprof_output_vprintf(pyprof_output *o, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
 
 /** The first error so far (0 if none); copies it to `err` too. */
 int pyprof_output_status(const pyprof_output *o, pyprof_error *err);

@@ -128,7 +128,15 @@ enum pyprof_func_flags {
     /** Known only as a caller: the data has no entry (no row) of its own for it.
      * Readers create such functions after all real entries, so that entries
      * keep their file order. */
-    PYPROF_FUNC_CALLER_ONLY = 1u << 3
+    PYPROF_FUNC_CALLER_ONLY = 1u << 3,
+    /** Bits 8-11: how the text of a stack frame is formed from the fields
+     * (collapsed stacks keep every frame's text byte for byte; see
+     * pyprof_flame_frame_label).  0 = not from a frame: renderers choose. */
+    PYPROF_FUNC_FRAME_MASK = 0xFu << 8,
+    PYPROF_FUNC_FRAME_NAME = 1u << 8,           /**< the name is the whole frame text */
+    PYPROF_FUNC_FRAME_NAME_FILE_LINE = 2u << 8, /**< "NAME (FILE:LINE)" (py-spy) */
+    PYPROF_FUNC_FRAME_NAME_FILE = 3u << 8,      /**< "NAME (FILE)" (austin 1.x/2.x) */
+    PYPROF_FUNC_FRAME_FILE_NAME_LINE = 4u << 8  /**< "FILE:NAME:LINE" (austin 3.x, pyflame) */
 };
 
 typedef struct pyprof_func {

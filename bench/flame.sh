@@ -1,0 +1,98 @@
+#!/bin/sh
+# bench/flame.sh - pyprof-flame against flamegraph.pl and the `wc -l` floor on
+# folded stacks of 1 MB, 100 MB and 1 GB (time and peak memory).
+#
+# Usage: bench/flame.sh [BUILD_DIR]      (default: ./build)
+#   BENCH_DATA=DIR       inputs (default /work/bench-data; made by
+#                        ../shared/bench/gen/gen.sh: collapsed-syn-*.folded)
+#   FLAMEGRAPH_PL=PATH   flamegraph.pl to measure in the same run; without it
+#                        the peer figures of ../shared/bench/README.md are shown,
+#                        labelled as such (a different run: compare with care)
+#   RUNS=N               runs per measurement, the median is kept (default 3)
+#   SIZES="1m 100m 1g"   which inputs
+# Run by hand on a quiet machine; never part of make check.
+set -u
+BUILD=${1:-build}
+DATA=${BENCH_DATA:-/work/bench-data}
+RUNS=${RUNS:-3}
+SIZES=${SIZES:-"1m 100m 1g"}
+TOOL="$BUILD/tools/pyprof-flame"
+# time the program, not libtool's wrapper script around it in a build tree
+if [ -x "$BUILD/tools/.libs/pyprof-flame" ]; then
+    TOOL="$BUILD/tools/.libs/pyprof-flame"
+    LD_LIBRARY_PATH="$BUILD/libpyprof/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+fi
+OUT=${TMPDIR:-/tmp}/pyprof-flame-bench.$$
+mkdir -p "$OUT"
+trap 'rm -rf "$OUT"' EXIT
+[ -x "$TOOL" ] || { echo "bench/flame.sh: $TOOL not built" >&2; exit 2; }
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (wall times inflate on a busy machine; cpu s less so)"
+
+# median over RUNS of "wall user+sys peakKiB" for a command (stdout discarded)
+measure() {
+    i=0
+    : > "$OUT/times"
+    while [ "$i" -lt "$RUNS" ]; do
+        /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" "$@" > /dev/null 2> "$OUT/err" || {
+            echo "bench/flame.sh: failed: $*" >&2; cat "$OUT/err" >&2; return 1; }
+        awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$OUT/t" >> "$OUT/times"
+        i=$((i + 1))
+    done
+    sort -n "$OUT/times" | awk -v n="$RUNS" 'NR == int((n + 1) / 2)'
+}
+
+# peer figures measured by the bench maintainers (shared/bench/README.md)
+peer() {
+    case $1 in
+    100m) echo "9.60 - 624640" ;;
+    1g) echo "111 - 5659648" ;;
+    *) echo "" ;;
+    esac
+}
+
+printf '%-6s %-16s %9s %9s %10s\n' input tool "wall s" "cpu s" "peak MiB"
+for s in $SIZES; do
+    f="$DATA/collapsed-syn-$s.folded"
+    [ -r "$f" ] || { echo "bench/flame.sh: missing $f (run gen.sh)" >&2; continue; }
+    cat "$f" > /dev/null # into the page cache first
+    wc=$(measure wc -l "$f") || continue
+    us=$(measure "$TOOL" "$f" -o "$OUT/out.svg") || continue
+    if [ -n "${FLAMEGRAPH_PL:-}" ]; then
+        fg=$(measure perl "$FLAMEGRAPH_PL" "$f")
+        fglabel="flamegraph.pl"
+    else
+        fg=$(peer "$s")
+        fglabel="flamegraph.pl*"
+    fi
+    for row in "wc -l|$wc" "pyprof-flame|$us" "$fglabel|$fg"; do
+        name=${row%%|*}
+        vals=${row#*|}
+        [ -n "$vals" ] || continue
+        echo "$vals" | awk -v i="$s" -v t="$name" \
+            '{printf "%-6s %-16s %9s %9s %10.1f\n", i, t, $1, $2, $3 / 1024}'
+    done
+    echo "$us|$wc|$fg" | awk -F'|' -v i="$s" '{
+        split($1, u, " "); split($2, w, " "); split($3, g, " ");
+        printf "%-6s ratios: pyprof-flame / wc -l = %.1fx wall", i, u[1] / (w[1] > 0.001 ? w[1] : 0.001);
+        if (g[1] != "") printf ", flamegraph.pl / pyprof-flame = %.1fx wall, %.1fx memory",
+            g[1] / u[1], g[3] / u[3];
+        printf "\n" }'
+done
+# Real stacks repeat: collapsed-real-1m (a real sampled run) concatenated 100
+# times is 100 MB whose stacks are few; the synthetic files above have a new
+# stack tail on almost every line (11 million tree nodes in 1 GB).
+real="$DATA/collapsed-real-1m.folded"
+if [ -r "$real" ] && [ -z "${NO_REAL:-}" ]; then
+    i=0
+    while [ $i -lt 100 ]; do cat "$real"; i=$((i + 1)); done > "$OUT/real100.folded"
+    wc=$(measure wc -l "$OUT/real100.folded")
+    us=$(measure "$TOOL" "$OUT/real100.folded" -o "$OUT/out.svg")
+    for row in "wc -l|$wc" "pyprof-flame|$us"; do
+        echo "${row#*|}" | awk -v t="${row%%|*}" \
+            '{printf "%-6s %-16s %9s %9s %10.1f\n", "real100", t, $1, $2, $3 / 1024}'
+    done
+    echo "$us|$wc" | awk -F'|' '{ split($1, u, " "); split($2, w, " ");
+        printf "real100 ratios: pyprof-flame / wc -l = %.1fx wall\n", u[1] / (w[1] > 0.001 ? w[1] : 0.001) }'
+fi
+[ -n "${FLAMEGRAPH_PL:-}" ] || echo "* flamegraph.pl: peer figures from shared/bench/README.md (another run, quiet machine)"

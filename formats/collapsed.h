@@ -1,0 +1,97 @@
+/*
+ * collapsed.h - what the collapsed-stacks reader's files share (not installed).
+ *
+ * A frame of a folded stack is a piece of text.  Flame graphs must show that
+ * text byte for byte (that is what flamegraph.pl draws), while pyprof-stats
+ * and pyprof-dot want a function's name, file and line.  So a frame is split
+ * into fields only when the split can be undone exactly: the frame "shape"
+ * (one of PYPROF_FUNC_FRAME_*) is kept in the function's flags, and
+ * pyprof_flame_frame_label() rebuilds the original text from the fields.
+ */
+#ifndef PYPROF_COLLAPSED_H
+#define PYPROF_COLLAPSED_H
+
+#include "pyprof_int.h"
+
+/* The frame shapes a file may use; a file uses at most one of the
+ * field-carrying shapes (the first one seen), so that two shapes can never
+ * give one text two different readings. */
+typedef struct pyprof__frame_fields {
+    const char *file, *name; /* pointers into the frame text */
+    size_t file_len, name_len;
+    int64_t line;
+    uint32_t shape; /* PYPROF_FUNC_FRAME_* */
+} pyprof__frame_fields;
+
+/* Try to split `len` bytes of frame text `s` as `shape` (one of the
+ * field-carrying PYPROF_FUNC_FRAME_* values).  True on success: the fields
+ * then rebuild exactly `s` through pyprof_flame_frame_label. */
+bool pyprof__frame_split(const char *s, size_t len, uint32_t shape, pyprof__frame_fields *out);
+
+/* ---- the reader (collapsed.c reads lines, collapsed_stack.c builds the tree) ---- */
+
+/* How many malformed line numbers the metadata keeps (the count is exact). */
+#define MAX_BAD_LINES_KEPT 10
+
+enum dialect {
+    D_FOLDED,    /* flamegraph.pl grammar, py-spy, pyflame aggregated */
+    D_AUSTIN,    /* austin: metadata comments, P/T or Thread frames, signed/comma metrics */
+    D_PYFLAME_TS /* pyflame timestamp mode */
+};
+
+typedef struct pyprof__collapsed_reader {
+    pyprof_profile *p;
+    pyprof_input *in;
+    pyprof_error *err;
+    enum dialect dialect;
+    uint32_t shape; /* field-carrying frame shape of this file, 0 until one is seen */
+
+    /* previous stack: text, frame ends and nodes (the prefix cache) */
+    char *prev;
+    size_t prev_len, prev_cap;
+    uint32_t *fend;
+    pyprof_id *fnode;
+    size_t nframes, frames_cap;
+
+    /* frame text string id -> function id */
+    pyprof_id *func_of_str;
+    size_t fos_cap;
+    /* ASCII frame text -> function id, in front of the two lookups above */
+    struct frame_cache {
+        uint64_t hash;
+        const char *text; /* the profile's copy (stable: arena) */
+        uint32_t len;
+        pyprof_id func;
+    } * fc;
+    size_t fc_mask, fc_used;
+
+    /* children of each node, to find them without the profile's index (see
+     * find_child): sibling lists, and a hash for nodes with many children */
+    struct kid {
+        uint32_t first; /* first child */
+        uint32_t next;  /* next sibling */
+        uint32_t func;  /* this node's function */
+        uint32_t n;     /* number of children */
+    } * kid;            /* per node: one cache line holds a lookup's data */
+    size_t kids_cap;
+    uint32_t root_first;
+    uint32_t root_n;
+    uint64_t *wide_keys; /* parent << 32 | func */
+    uint32_t *wide_vals; /* node + 1; 0 = an empty slot */
+    size_t wide_mask, wide_used;
+
+    double root_self; /* weight of empty stacks: the root alone */
+    uint64_t good, blank, bad, crlf;
+    uint64_t bad_lines[MAX_BAD_LINES_KEPT];
+    bool two_counts, full_metrics, pending_ts;
+} pyprof__collapsed_reader;
+typedef pyprof__collapsed_reader reader;
+
+/* Add one stack s[0..len) ("frame;frame;...", outermost first) with weights
+ * w0 (metric 0) and w1 (metric 1). */
+int pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1);
+
+/* Free what the reader allocated (not the profile). */
+void pyprof__collapsed_reader_free(reader *r);
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * dot_graph.c - gprof2dot's call graph from the profile model: numbering,
+ * events and ratios (formats.md 12.1).  Pruning is in dot_prune.c.
+ *
+ * For pstats gprof2dot uses the profiler's cumulative times and performs no
+ * integration.  For sampled profiles (stacks, or time_unit "samples") the
+ * totals come from call-ratio integration (12.5, dot_integrate.c) or, with
+ * --total callstacks, from the samples in which a function appears.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "dot_int.h"
+
+/* gprof2dot's ratio(): a/b clamped to [0, 1], and 0/0 taken as 1. */
+static double
+ratio(double a, double b)
+{
+    if (b == 0.0)
+        return 1.0;
+    double r = a / b;
+    return r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+}
+
+void
+pyprof__dot_graph_free(dot_graph *g)
+{
+    pyprof__free(g->fns);
+    pyprof__free(g->calls);
+    memset(g, 0, sizeof *g);
+}
+
+static int
+cmp_callee(const void *a, const void *b)
+{
+    const dot_call *x = a, *y = b;
+    return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+/* Most functions call a handful of others: insertion sort those, qsort the
+ * few hubs. */
+static void
+sort_by_callee(dot_call *c, size_t n)
+{
+    if (n > 16) {
+        qsort(c, n, sizeof *c, cmp_callee);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        dot_call x = c[i];
+        size_t j = i;
+        for (; j > 0 && c[j - 1].callee > x.callee; j--)
+            c[j] = c[j - 1];
+        c[j] = x;
+    }
+}
+
+/* Number the functions as gprof2dot does: walking the entries in dict (file)
+ * order, each entry first, then each key of its callers dict.  Functions
+ * known only as callers (which readers append after the entries) thus get
+ * the number of their first mention. */
+static int
+number_functions(dot_graph *g, uint32_t *dot_of)
+{
+    pyprof_profile *p = g->p;
+    size_t nf = pyprof_profile_func_count(p);
+    int rc = 0;
+    for (size_t i = 0; i < nf; i++)
+        dot_of[i] = PYPROF_NONE;
+    g->nfns = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
+        if (f->flags & PYPROF_FUNC_CALLER_ONLY)
+            continue;
+        if (dot_of[i] == PYPROF_NONE) {
+            dot_of[i] = (uint32_t)g->nfns;
+            g->fns[g->nfns++].func = (pyprof_id)i;
+        }
+        const pyprof_id *in;
+        size_t nin;
+        if ((rc = pyprof_profile_callers(p, (pyprof_id)i, &in, &nin)) < 0)
+            return rc;
+        for (size_t k = 0; k < nin; k++) {
+            pyprof_id c = pyprof_profile_edge(p, in[k])->caller;
+            if (dot_of[c] == PYPROF_NONE) {
+                dot_of[c] = (uint32_t)g->nfns;
+                g->fns[g->nfns++].func = c;
+            }
+        }
+    }
+    /* anything left (a caller-only function nobody calls from an entry) */
+    for (size_t i = 0; i < nf; i++) {
+        if (dot_of[i] == PYPROF_NONE) {
+            dot_of[i] = (uint32_t)g->nfns;
+            g->fns[g->nfns++].func = (pyprof_id)i;
+        }
+    }
+    return 0;
+}
+
+/* gprof2dot's collapse parser reads py-spy frames "NAME (FILE:LINE)" as
+ * the function NAME of module FILE: lines of one function are one node.
+ * Give all such functions with the same (file, name) the dot id of the
+ * first, then renumber densely.  Returns whether anything merged. */
+static int
+merge_frame_lines(dot_graph *g, uint32_t *dot_of, bool *merged)
+{
+    pyprof_profile *p = g->p;
+    size_t nf = pyprof_profile_func_count(p), cap = 16;
+    *merged = false;
+    while (cap < 2 * g->nfns)
+        cap *= 2;
+    uint64_t *keys = pyprof__malloc(cap * sizeof *keys);
+    uint32_t *vals = pyprof__malloc(cap * sizeof *vals);
+    uint32_t *remap = pyprof__malloc((g->nfns ? g->nfns : 1) * sizeof *remap);
+    if (!keys || !vals || !remap) {
+        pyprof__free(keys);
+        pyprof__free(vals);
+        pyprof__free(remap);
+        return PYPROF_ENOMEM;
+    }
+    for (size_t i = 0; i < cap; i++)
+        vals[i] = UINT32_MAX;
+    for (size_t d = 0; d < g->nfns; d++) {
+        const pyprof_func *f = pyprof_profile_func(p, g->fns[d].func);
+        remap[d] = (uint32_t)d;
+        if ((f->flags & PYPROF_FUNC_FRAME_MASK) != PYPROF_FUNC_FRAME_NAME_FILE_LINE)
+            continue;
+        uint64_t key = (uint64_t)f->file << 32 | f->name;
+        size_t h = (size_t)pyprof__hash_mix(0, key) & (cap - 1);
+        while (vals[h] != UINT32_MAX && keys[h] != key)
+            h = (h + 1) & (cap - 1);
+        if (vals[h] == UINT32_MAX) {
+            keys[h] = key;
+            vals[h] = (uint32_t)d;
+        } else {
+            remap[d] = vals[h];
+            *merged = true;
+        }
+    }
+    if (*merged) {
+        /* dense ids in the order of first appearance */
+        size_t n = 0;
+        for (size_t d = 0; d < g->nfns; d++) {
+            if (remap[d] == d) {
+                g->fns[n].func = g->fns[d].func;
+                remap[d] = (uint32_t)n++;
+            } else {
+                remap[d] = remap[remap[d]];
+            }
+        }
+        g->nfns = n;
+        for (size_t i = 0; i < nf; i++)
+            dot_of[i] = remap[dot_of[i]];
+    }
+    pyprof__free(keys);
+    pyprof__free(vals);
+    pyprof__free(remap);
+    return 0;
+}
+
+/* PstatsParser.parse: times straight from the profile. */
+static void
+events_pstats(dot_graph *g)
+{
+    pyprof_profile *p = g->p;
+    double time_sum = 0.0, total = 0.0;
+    /* Σ tt in dict order, as pstats' total_tt, then max with every ct */
+    for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
+        const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
+        if (!(f->flags & PYPROF_FUNC_CALLER_ONLY))
+            time_sum += f->counts.tottime;
+    }
+    total = time_sum;
+    for (size_t d = 0; d < g->nfns; d++) {
+        dot_fn *fn = &g->fns[d];
+        const pyprof_func *f = pyprof_profile_func(p, fn->func);
+        if (f->flags & PYPROF_FUNC_CALLER_ONLY)
+            continue; /* no entry: gprof2dot knows only its name */
+        fn->has_called = true;
+        fn->called = (double)f->counts.ncalls;
+        fn->has_time = fn->has_time_ratio = fn->has_total = true;
+        fn->time = f->counts.tottime;
+        fn->total = f->counts.cumtime;
+        if (fn->total > total)
+            total = fn->total;
+    }
+    for (size_t d = 0; d < g->nfns; d++) {
+        dot_fn *fn = &g->fns[d];
+        if (fn->has_time) {
+            fn->time_ratio = ratio(fn->time, time_sum);
+            fn->has_total_ratio = true;
+            fn->total_ratio = ratio(fn->total, total);
+        }
+    }
+    for (size_t k = 0; k < g->ncalls; k++) {
+        dot_call *c = &g->calls[k];
+        if (c->has_total) {
+            c->has_total_ratio = true;
+            c->total_ratio = ratio(c->total, total);
+        }
+    }
+}
+
+/* gprof2dot's sample parsers add a line's count to every adjacent
+ * caller/callee pair of its stack, once per occurrence: a recursive pair
+ * that appears twice in one stack counts twice (the model's derived edges
+ * count it once per sample, which is right for totals, not for gprof2dot's
+ * call ratios).  In the stack tree that is, for each edge, the sum of the
+ * subtree weights of the tree nodes that make it. */
+static int
+pair_samples(pyprof_profile *p, double **out)
+{
+    size_t n = pyprof_profile_stack_count(p), ne = pyprof_profile_edge_count(p);
+    double *total = pyprof__calloc(n ? n : 1, sizeof *total);
+    double *pair = pyprof__calloc(ne ? ne : 1, sizeof *pair);
+    if (!total || !pair) {
+        pyprof__free(total);
+        pyprof__free(pair);
+        return PYPROF_ENOMEM;
+    }
+    /* children have larger ids than their parents: one reverse pass */
+    for (size_t i = n; i-- > 0;) {
+        const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
+        total[i] += nd->self[0];
+        if (nd->parent != PYPROF_NONE)
+            total[nd->parent] += total[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
+        if (nd->parent == PYPROF_NONE)
+            continue;
+        pyprof_id e =
+            pyprof_profile_edge_find(p, pyprof_profile_stack_node(p, nd->parent)->func, nd->func);
+        if (e != PYPROF_NONE)
+            pair[e] += total[i];
+    }
+    pyprof__free(total);
+    *out = pair;
+    return 0;
+}
+
+static bool
+has_counts(const pyprof_profile *p)
+{
+    for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
+        const pyprof_counts *k = &pyprof_profile_func(p, (pyprof_id)i)->counts;
+        if (k->ncalls || k->primcalls || k->tottime != 0.0 || k->cumtime != 0.0)
+            return true;
+    }
+    return false;
+}
+
+int
+pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_options *o,
+                        pyprof_error *err)
+{
+    int rc = 0;
+    uint32_t *dot_of = NULL;
+    double *pair = NULL;
+    unsigned caps = pyprof_profile_caps(p);
+
+    memset(g, 0, sizeof *g);
+    g->p = p;
+    if ((caps & PYPROF_CAP_STACKS) && !(caps & PYPROF_CAP_EDGES) && !has_counts(p)) {
+        /* folded stacks and the like: the call graph is implied by the
+         * stacks.  Readers of stacks intern the functions but leave their
+         * counters at zero; non-zero counters mean it was derived already. */
+        if ((rc = pyprof_profile_derive_callgraph(p, err)) < 0)
+            return rc;
+        caps = pyprof_profile_caps(p);
+    }
+    if (caps == 0)
+        return 0; /* an empty profile: gprof2dot draws an empty graph */
+    if ((caps & PYPROF_CAP_LINES) && !(caps & (PYPROF_CAP_EDGES | PYPROF_CAP_STACKS)))
+        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+                                "the profile has line timings but no calls: no call graph to draw");
+    if (!(caps & PYPROF_CAP_FUNCS))
+        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+                                "the profile has no functions to draw a call graph of");
+    const char *unit = pyprof_profile_meta_get(p, "time_unit");
+    g->sampled = (caps & PYPROF_CAP_STACKS) || (unit && strcmp(unit, "samples") == 0);
+
+    size_t nf = pyprof_profile_func_count(p), ne = pyprof_profile_edge_count(p);
+    g->fns = pyprof__calloc(nf ? nf : 1, sizeof *g->fns);
+    g->calls = pyprof__calloc(ne ? ne : 1, sizeof *g->calls);
+    dot_of = pyprof__calloc(nf ? nf : 1, sizeof *dot_of);
+    if (!g->fns || !g->calls || !dot_of) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
+    PYPROF_TRY(number_functions(g, dot_of));
+    bool merged = false;
+    if (g->sampled)
+        PYPROF_TRY(merge_frame_lines(g, dot_of, &merged));
+    if (g->sampled && pyprof_profile_stack_count(p))
+        PYPROF_TRY(pair_samples(p, &pair));
+
+    /* Group the calls by caller with a counting sort (one pass to count,
+     * one to place), then order each group by callee: gprof2dot writes a
+     * node's calls sorted by callee id.  Large profiles have hundreds of
+     * thousands of calls, and this is linear where one qsort is not. */
+    for (size_t k = 0; k < ne; k++)
+        g->fns[dot_of[pyprof_profile_edge(p, (pyprof_id)k)->caller]].ncalls++;
+    for (size_t d = 0, at = 0; d < g->nfns; d++) {
+        g->fns[d].first_call = at;
+        at += g->fns[d].ncalls;
+        g->fns[d].ncalls = 0;
+    }
+    g->ncalls = ne;
+    for (size_t k = 0; k < ne; k++) {
+        const pyprof_edge *e = pyprof_profile_edge(p, (pyprof_id)k);
+        dot_fn *from = &g->fns[dot_of[e->caller]];
+        dot_call *c = &g->calls[from->first_call + from->ncalls++];
+        c->caller = dot_of[e->caller];
+        c->callee = dot_of[e->callee];
+        c->alive = true;
+        c->ratio = -1.0;
+        if (g->sampled) {
+            c->samples = pair ? pair[k] : e->counts.cumtime;
+            continue;
+        }
+        c->has_calls = c->has_total = true;
+        if (e->flags & PYPROF_EDGE_COUNT_ONLY) {
+            /* profile-module int callers: calls = n, time = n/nc of the callee's ct */
+            const pyprof_func *callee = pyprof_profile_func(p, e->callee);
+            c->calls = (double)e->counts.ncalls;
+            c->total = ratio((double)e->counts.ncalls, (double)callee->counts.ncalls) *
+                       callee->counts.cumtime;
+        } else {
+            /* gprof2dot takes element 1 of (nc, cc, tt, ct): primitive calls */
+            c->calls = (double)e->counts.primcalls;
+            c->total = e->counts.cumtime;
+        }
+    }
+    for (size_t d = 0; d < g->nfns; d++)
+        sort_by_callee(g->calls + g->fns[d].first_call, g->fns[d].ncalls);
+    if (merged) {
+        /* merged functions: calls between the same pair become one */
+        size_t w = 0;
+        for (size_t d = 0; d < g->nfns; d++) {
+            dot_fn *fn = &g->fns[d];
+            size_t first = w;
+            for (size_t k = fn->first_call; k < fn->first_call + fn->ncalls; k++) {
+                if (w > first && g->calls[w - 1].callee == g->calls[k].callee)
+                    g->calls[w - 1].samples += g->calls[k].samples;
+                else
+                    g->calls[w++] = g->calls[k];
+            }
+            fn->first_call = first;
+            fn->ncalls = w - first;
+        }
+        g->ncalls = w;
+    }
+    if (g->sampled) {
+        /* samples of merged functions add up */
+        for (size_t i = 0; i < nf; i++) {
+            const pyprof_counts *k = &pyprof_profile_func(p, (pyprof_id)i)->counts;
+            g->fns[dot_of[i]].samples += k->tottime;
+            g->fns[dot_of[i]].stack_samples += k->cumtime;
+        }
+    }
+    for (size_t d = 0; d < g->nfns; d++) {
+        g->fns[d].alive = true;
+        g->fns[d].cycle = -1;
+    }
+
+    if (g->sampled)
+        PYPROF_TRY(pyprof__dot_integrate(g, o->total));
+    else
+        events_pstats(g);
+out:
+    pyprof__free(dot_of);
+    pyprof__free(pair);
+    if (rc < 0) {
+        pyprof__dot_graph_free(g);
+        if (rc == PYPROF_ENOMEM)
+            pyprof_error_set(err, rc, NULL, NULL, -1, 0, "out of memory building the call graph");
+    }
+    return rc;
+}

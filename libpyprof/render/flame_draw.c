@@ -1,0 +1,264 @@
+/*
+ * flame_draw.c - a flame graph layout as a scene (formats.md §9.3-9.4), then
+ * SVG or PNG.  The SVG follows flamegraph.pl's document: title, details
+ * line, "Reset Zoom", "Search", "ic" and "Matched" texts with the same ids,
+ * and one <g> per frame holding a <title> tooltip, the rectangle and its
+ * label, inside <g id="frames">; our own script (flame_script.c) makes it
+ * interactive.  The PNG is drawn from the same scene without the
+ * interactive texts.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "flame_int.h"
+#include "scene.h"
+
+static const char style_css[] =
+    "#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
+    "#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
+    "#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n"
+    "#title { text-anchor:middle; }\n"
+    "#unzoom { cursor:pointer; }\n"
+    "#frames > *:hover { stroke:black; stroke-width:0.5; cursor:pointer; }\n"
+    ".hide { display:none; }\n"
+    ".parent { opacity:0.5; }\n";
+
+/* "%.0f" with thousands separators, as flamegraph.pl's tooltips */
+static void
+count_commas(char *out, size_t size, double v)
+{
+    char b[64];
+    pyprof__snprintf_c(b, sizeof b, "%.0f", v);
+    const char *digits = b[0] == '-' ? b + 1 : b;
+    size_t nd = strlen(digits), o = 0;
+    if (b[0] == '-' && o + 1 < size)
+        out[o++] = '-';
+    for (size_t i = 0; i < nd && o + 2 < size; i++) {
+        if (i && (nd - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
+}
+
+static void
+tooltip(const pyprof_flame *f, const pyprof_flame_frame *fr, char *out, size_t size)
+{
+    char n[64];
+    double factor = f->o.factor;
+    double count = (fr->end - fr->start) * factor;
+    count_commas(n, sizeof n, count);
+    if (fr->depth == 0) {
+        snprintf(out, size, "all (%s %s, 100%%)", n, f->o.countname);
+        return;
+    }
+    /* the percentage uses the rounded count, as flamegraph.pl does */
+    char rounded[64], pct[64];
+    pyprof__snprintf_c(rounded, sizeof rounded, "%.0f", count);
+    pyprof__snprintf_c(pct, sizeof pct, "%.2f",
+                       100 * pyprof__strtod_c(rounded, NULL) / (f->total * factor));
+    size_t nl = pyprof__flame_strip_annotation(fr->name, strlen(fr->name));
+    if (fr->has_delta) {
+        double d = f->o.negate ? -fr->delta : fr->delta;
+        char dp[64];
+        pyprof__snprintf_c(dp, sizeof dp, "%s%.2f", d > 0 ? "+" : "",
+                           100 * d / (f->total * factor));
+        snprintf(out, size, "%.*s (%s %s, %s%%; %s%%)", (int)nl, fr->name, n, f->o.countname, pct,
+                 dp);
+    } else {
+        snprintf(out, size, "%.*s (%s %s, %s%%)", (int)nl, fr->name, n, f->o.countname, pct);
+    }
+}
+
+/* The label that fits in the frame: flamegraph.pl's character-count model. */
+static void
+label(const pyprof_flame *f, const pyprof_flame_frame *fr, double width_px, char *out, size_t size)
+{
+    out[0] = '\0';
+    int chars = (int)(width_px / (f->o.fontsize * f->o.fontwidth));
+    if (chars < 3)
+        return;
+    const char *name = fr->name;
+    size_t len = pyprof__flame_strip_annotation(name, strlen(name));
+    /* byte offset after `chars` code points */
+    size_t i = 0;
+    int cp = 0;
+    while (i < len && cp < chars) {
+        i++;
+        while (i < len && ((unsigned char)name[i] & 0xC0) == 0x80)
+            i++;
+        cp++;
+    }
+    if (i >= len) {
+        snprintf(out, size, "%.*s", (int)len, name);
+        return;
+    }
+    /* longer than fits: the last two of the `chars` characters become ".." */
+    size_t j = 0;
+    for (int k = 0; k < chars - 2 && j < len; k++) {
+        j++;
+        while (j < len && ((unsigned char)name[j] & 0xC0) == 0x80)
+            j++;
+    }
+    snprintf(out, size, "%.*s..", (int)j, name);
+}
+
+static int
+text_id(pyprof__scene *s, double x, double y, const char *text, double size, pyprof__anchor a,
+        const char *id, const char *cls)
+{
+    int rc = pyprof__scene_text(s, x, y, text, size, a, PYPROF__RGB(0, 0, 0));
+    if (rc == 0 && id)
+        rc = pyprof__scene_id(s, id);
+    if (rc == 0 && cls)
+        rc = pyprof__scene_class(s, cls);
+    return rc;
+}
+
+int
+pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
+{
+    int rc;
+    pyprof__scene *s;
+    const pyprof_flame_options *o = &f->o;
+    char buf[4096], lab[1024];
+    if ((rc = pyprof__scene_new(&s, f->width, f->height)) < 0)
+        return rc;
+#define TRY(e)                                                                                     \
+    do {                                                                                           \
+        if ((rc = (e)) < 0)                                                                        \
+            goto out;                                                                              \
+    } while (0)
+    TRY(pyprof__scene_set_font(s, o->fonttype));
+    pyprof__scene_set_background(s, PYPROF__RGB(f->bg[0][0], f->bg[0][1], f->bg[0][2]),
+                                 PYPROF__RGB(f->bg[1][0], f->bg[1][1], f->bg[1][2]));
+    if (interactive) {
+        TRY(pyprof__scene_add_comment(s, " Flame graph stack visualization, drawn by libpyprof "
+                                         "(flamegraph.pl's layout and interaction). "));
+        snprintf(buf, sizeof buf, " NOTES: %s ", f->notes ? f->notes : "");
+        TRY(pyprof__scene_add_comment(s, buf));
+        TRY(pyprof__scene_root_attr(s, "onload", "init(evt)"));
+        /* a generic fallback, for viewers without the font (Verdana is rare
+         * on Linux, and browsers otherwise fall back to a serif face) */
+        char css[sizeof style_css + 300], fam[200];
+        size_t nf = 0;
+        for (const char *q = o->fonttype; *q && nf + 1 < sizeof fam; q++)
+            if (!strchr(";{}<>\\", *q))
+                fam[nf++] = *q;
+        fam[nf] = '\0';
+        snprintf(css, sizeof css, "text { font-family: %s, sans-serif; }\n%s", fam, style_css);
+        TRY(pyprof__scene_set_style(s, css));
+        size_t n = strlen(pyprof__flame_script) + 512 + strlen(o->nametype) * 2;
+        char *js = pyprof__malloc(n);
+        if (!js) {
+            rc = PYPROF_ENOMEM;
+            goto out;
+        }
+        /* the name type goes into a JS string: keep only safe characters */
+        char nt[128];
+        size_t k = 0;
+        for (const char *q = o->nametype; *q && k + 1 < sizeof nt; q++)
+            if (*q != '"' && *q != '\\' && *q != '<' && *q != '>' && *q != '&' &&
+                (unsigned char)*q >= 0x20)
+                nt[k++] = *q;
+        nt[k] = '\0';
+        pyprof__snprintf_c(js, n,
+                           "var cfg = {xpad: %g, fontsize: %g, fontwidth: %g, inverted: %s, "
+                           "nametype: \"%s\"};\n%s",
+                           FLAME_XPAD, o->fontsize, o->fontwidth, o->inverted ? "true" : "false",
+                           nt, pyprof__flame_script);
+        rc = pyprof__scene_set_script(s, js);
+        pyprof__free(js);
+        TRY(rc);
+    }
+    double W = f->width, H = f->height, fs = o->fontsize;
+    TRY(text_id(s, floor(W / 2), fs * 2, f->title, fs + 5, PYPROF__ANCHOR_MIDDLE, "title", NULL));
+    if (f->subtitle) {
+        TRY(text_id(s, floor(W / 2), fs * 4, f->subtitle, fs, PYPROF__ANCHOR_MIDDLE, "subtitle",
+                    NULL));
+    }
+    if (interactive) {
+        TRY(text_id(s, FLAME_XPAD, H - f->ypad2 / 2, " ", fs, PYPROF__ANCHOR_START, "details",
+                    NULL));
+        TRY(text_id(s, FLAME_XPAD, fs * 2, "Reset Zoom", fs, PYPROF__ANCHOR_START, "unzoom",
+                    "hide"));
+        TRY(text_id(s, W - 110, fs * 2, "Search", fs, PYPROF__ANCHOR_START, "search", NULL));
+        TRY(text_id(s, W - 26, fs * 2, "ic", fs, PYPROF__ANCHOR_START, "ignorecase", NULL));
+        TRY(text_id(s, W - 110, H - f->ypad2 / 2, " ", fs, PYPROF__ANCHOR_START, "matched", NULL));
+    }
+    TRY(pyprof__scene_group_begin(s, NULL));
+    TRY(pyprof__scene_id(s, "frames"));
+    double ppu = (W - 2 * FLAME_XPAD) / f->total;
+    for (size_t i = 0; i < f->nframes; i++) {
+        const pyprof_flame_frame *fr = &f->frames[i];
+        tooltip(f, fr, buf, sizeof buf);
+        TRY(pyprof__scene_group_begin(s, buf));
+        TRY(pyprof__scene_rect(s, fr->x, fr->y, fr->w, fr->h, PYPROF__RGB(fr->r, fr->g, fr->b),
+                               PYPROF__NO_COLOR, 0, 2));
+        double x1 = FLAME_XPAD + fr->start * ppu, x2 = FLAME_XPAD + fr->end * ppu;
+        if (fr->depth == 0) {
+            snprintf(lab, sizeof lab, "%s", (x2 - x1) / (fs * o->fontwidth) >= 3 ? "all" : "");
+        } else {
+            label(f, fr, x2 - x1, lab, sizeof lab);
+        }
+        TRY(pyprof__scene_text(s, fr->x + 3, 3 + fr->y + fr->h / 2 + (o->inverted ? 0 : 0), lab, fs,
+                               PYPROF__ANCHOR_START, PYPROF__RGB(0, 0, 0)));
+        TRY(pyprof__scene_group_end(s));
+    }
+    TRY(pyprof__scene_group_end(s));
+#undef TRY
+out:
+    if (rc < 0) {
+        pyprof__scene_free(s);
+        s = NULL;
+    }
+    *out = s;
+    return rc;
+}
+
+int
+pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
+{
+    pyprof__scene *s;
+    int rc = pyprof__flame_scene(f, true, &s);
+    if (rc < 0)
+        return pyprof_error_set(err, rc, pyprof_output_name(o), "svg", -1, 0, "%s",
+                                pyprof_status_string(rc));
+    rc = pyprof__scene_write_svg(s, o, err);
+    pyprof__scene_free(s);
+    return rc;
+}
+
+int
+pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
+{
+    pyprof__scene *s;
+    int rc = pyprof__flame_scene(f, false, &s);
+    if (rc < 0)
+        return pyprof_error_set(err, rc, pyprof_output_name(o), "png", -1, 0, "%s",
+                                pyprof_status_string(rc));
+    rc = pyprof__scene_write_png(s, o, err);
+    pyprof__scene_free(s);
+    return rc;
+}
+
+int
+pyprof_render_flame(pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
+                    pyprof_output *o, pyprof_error *err)
+{
+    if (type && strcmp(type, "svg") != 0 && strcmp(type, "png") != 0)
+        return pyprof_error_set(err, PYPROF_EINVAL, NULL, "flame", -1, 0,
+                                "unknown output type '%s' (svg or png)", type);
+    pyprof_flame *f;
+    int rc = pyprof_flame_layout(&f, p, opts, err);
+    if (rc < 0)
+        return rc;
+    if (type && strcmp(type, "png") == 0)
+        rc = pyprof_flame_write_png(f, o, err);
+    else
+        rc = pyprof_flame_write_svg(f, o, err);
+    pyprof_flame_free(f);
+    return rc;
+}

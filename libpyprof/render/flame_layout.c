@@ -1,0 +1,728 @@
+/*
+ * flame_layout.c - the flame graph layout of flamegraph.pl (formats.md §9.2-9.3),
+ * computed from a stack tree instead of from text lines.
+ *
+ * flamegraph.pl sorts its input lines as strings and then walks them once,
+ * closing the frames a line does not share with the previous one and
+ * opening the new ones.  Sorting whole lines has a visible quirk: in
+ * "a;foo 1", "a;foo.bar 2", "a;foo;x 3" the frame foo is split in two,
+ * because "." sorts between " " (end of a stack) and ";" (a deeper frame).
+ * To give the same frames we replay that walk on the tree: the lines under
+ * one node are exactly a node's "self" line (key "NAME COUNT") and its
+ * subtree (key "NAME;..."), and sorting those keys among siblings and
+ * visiting them depth first yields the lines in flamegraph.pl's order.  The
+ * open/close walk over that sequence then follows flamegraph.pl's rules,
+ * including the loss of a frame to a zero-count line (see put_frame).
+ *
+ * Known differences, all in corner cases: stacks that repeat on several
+ * lines were summed by the reader, so a line's own count text (which is part
+ * of flamegraph.pl's sort key) is rebuilt from the sum; and two sibling
+ * functions whose frames print alike are merged only where they are
+ * adjacent, not re-sorted together.
+ *
+ * Speed: a subtree narrower than the minimum width can hold no visible frame,
+ * so it is replayed as a single line ending at its top frame; only the
+ * visible part of a huge tree is ever sorted and walked.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "flame_int.h"
+
+/* The walk reads the profile's own stack tree: local node 0 is the root
+ * ("all"), local node k > 0 is profile node k - 1.  Per node it keeps only
+ * child links, the subtree width and one flag: 17 bytes a node. */
+typedef struct item {
+    uint32_t node;
+    uint32_t is_sub;    /* 0: the node's own line, 1: its subtree */
+    size_t key, keylen; /* offset into the key buffer */
+} item;
+
+typedef struct level {
+    uint32_t node;
+    size_t items, nitems, next, keys;
+} level;
+
+typedef struct open_frame {
+    uint32_t label;
+    pyprof_id func;
+    double start, delta;
+    bool has_delta;
+} open_frame;
+
+typedef struct walk {
+    pyprof_flame *f;
+    pyprof_profile *p;
+    const uint32_t *lab; /* label of each function */
+    unsigned metric;     /* the metric that gives widths */
+    bool vanished;       /* differential: widths max(before, after) */
+    uint32_t root_label;
+    size_t nt;           /* local nodes: profile nodes + the root */
+    double *total_w;     /* subtree width */
+    uint32_t *first;     /* first child (local id), 0 = none: the root is no child */
+    uint32_t *next;      /* next sibling, 0 = none */
+    uint8_t *zero_below; /* a zero-count line ends somewhere below (see walk_lines) */
+    item *items;
+    size_t nitems, items_cap;
+    char *keys;
+    size_t nkeys, keys_cap;
+    level *lv;
+    size_t nlv, lv_cap;
+    open_frame *open; /* open[d] for depth d >= 1; open[0] unused */
+    size_t nopen, open_cap;
+    uint32_t *path; /* labels of the line being emitted, path[1..depth] */
+    pyprof_id *path_func;
+    size_t path_cap, path_func_cap;
+    double time, min_units;
+    /* frames closed at `closed_at` (flamegraph.pl keys nodes by name,
+     * depth and end time, so a later one with the same key replaces an
+     * earlier one: see put_frame) */
+    double closed_at;
+    struct closed {
+        uint32_t label, depth;
+        size_t frame; /* index in f->frames, or SIZE_MAX if it was too narrow */
+    } * closed;
+    size_t nclosed, closed_cap;
+} walk;
+
+/* ---- strings -------------------------------------------------------------------------------- */
+
+static int
+intern(pyprof_flame *f, uint32_t *out, const char *s, size_t len)
+{
+    return pyprof_profile_intern_lossy(f->strs, out, s, len, 0);
+}
+
+static const char *
+str(const pyprof_flame *f, uint32_t id)
+{
+    return pyprof_profile_string(f->strs, id);
+}
+
+/* Labels of every function, as string ids of f->strs. */
+static int
+func_labels(pyprof_flame *f, const pyprof_profile *p, uint32_t **out)
+{
+    size_t n = pyprof_profile_func_count(p), cap = 256;
+    uint32_t *lab = pyprof__calloc(n ? n : 1, sizeof(*lab));
+    char *buf = pyprof__malloc(cap);
+    int rc = 0;
+    if (!lab || !buf) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t len = pyprof_flame_frame_label(p, (pyprof_id)i, buf, cap);
+        if (len >= cap) {
+            char *nb = pyprof__realloc(buf, len + 1);
+            if (!nb) {
+                rc = PYPROF_ENOMEM;
+                goto out;
+            }
+            buf = nb;
+            cap = len + 1;
+            pyprof_flame_frame_label(p, (pyprof_id)i, buf, cap);
+        }
+        if ((rc = intern(f, &lab[i], buf, len)) < 0)
+            goto out;
+    }
+out:
+    pyprof__free(buf);
+    if (rc < 0) {
+        pyprof__free(lab);
+        lab = NULL;
+    }
+    *out = lab;
+    return rc;
+}
+
+/* ---- the tree ------------------------------------------------------------------------------ */
+
+static const pyprof_stack_node *
+pnode(const walk *w, uint32_t k)
+{
+    return pyprof_profile_stack_node(w->p, k - 1);
+}
+
+static uint32_t
+node_label(const walk *w, uint32_t k)
+{
+    return k ? w->lab[pnode(w, k)->func] : w->root_label;
+}
+
+static pyprof_id
+node_func(const walk *w, uint32_t k)
+{
+    return k ? pnode(w, k)->func : PYPROF_NONE;
+}
+
+static double
+self_w(const walk *w, uint32_t k)
+{
+    if (!k)
+        return 0;
+    const pyprof_stack_node *s = pnode(w, k);
+    if (w->vanished && s->self[0] > s->self[1])
+        return s->self[0]; /* a stack that shrank or vanished keeps its old width */
+    return s->self[w->metric];
+}
+
+static double
+self_b(const walk *w, uint32_t k)
+{
+    return k ? pnode(w, k)->self[0] : 0;
+}
+
+/* after - before: the change a differential frame is coloured by */
+static double
+delta_of(const walk *w, uint32_t k)
+{
+    return k ? pnode(w, k)->self[w->metric] - pnode(w, k)->self[0] : 0;
+}
+
+static bool
+has_self(const walk *w, uint32_t k)
+{
+    return k && (pnode(w, k)->self[0] != 0 || pnode(w, k)->self[w->metric] != 0);
+}
+
+/* Child lists, subtree widths and zero-count flags, bottom-up: a node's id
+ * is always greater than its parent's. */
+static int
+sum_totals(walk *w)
+{
+    w->nt = pyprof_profile_stack_count(w->p) + 1;
+    w->total_w = pyprof__calloc(w->nt, sizeof(*w->total_w));
+    w->zero_below = pyprof__calloc(w->nt, 1);
+    w->first = pyprof__calloc(w->nt, sizeof(*w->first));
+    w->next = pyprof__calloc(w->nt, sizeof(*w->next));
+    if (!w->total_w || !w->zero_below || !w->first || !w->next)
+        return PYPROF_ENOMEM;
+    for (size_t k = w->nt; k-- > 1;) {
+        const pyprof_stack_node *s = pnode(w, (uint32_t)k);
+        /* child lists in id order (= insertion order), by prepending backwards */
+        uint32_t up = s->parent == PYPROF_NONE ? 0 : s->parent + 1;
+        w->next[k] = w->first[up];
+        w->first[up] = (uint32_t)k;
+        double sw = self_w(w, (uint32_t)k), own = sw > 0 ? sw : 0; /* negatives draw nothing */
+        w->total_w[k] += own;
+        w->total_w[up] += w->total_w[k];
+        if (w->zero_below[k] || (has_self(w, (uint32_t)k) && !(sw > 0)))
+            w->zero_below[up] = 1;
+    }
+    return 0;
+}
+
+/* --reverse: a profile of the same functions whose stacks run leaf first. */
+static int
+reversed(const pyprof_profile *p, pyprof_profile **out)
+{
+    int rc;
+    pyprof_profile *r = NULL;
+    pyprof_id *chain = NULL;
+    size_t chain_cap = 0;
+    PYPROF_TRY(pyprof_profile_new(&r));
+    for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
+        const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
+        pyprof_id file, name, id;
+        const char *fs = pyprof_profile_string(p, f->file), *ns = pyprof_profile_string(p, f->name);
+        PYPROF_TRY(pyprof_profile_intern(r, &file, fs, strlen(fs)));
+        PYPROF_TRY(pyprof_profile_intern(r, &name, ns, strlen(ns)));
+        /* a fresh profile numbers the (distinct) functions alike */
+        PYPROF_TRY(pyprof_profile_func_intern(r, &id, file, f->line, name, f->flags, NULL));
+    }
+    for (size_t i = 0; i < pyprof_profile_meta_count(p); i++) {
+        const char *k, *v;
+        pyprof_profile_meta_at(p, i, &k, &v);
+        PYPROF_TRY(pyprof_profile_meta_set(r, k, v));
+    }
+    pyprof_profile_set_stack_metrics(r, pyprof_profile_stack_metrics(p));
+    for (size_t i = 0; i < pyprof_profile_stack_count(p); i++) {
+        const pyprof_stack_node *s = pyprof_profile_stack_node(p, (pyprof_id)i);
+        if (s->self[0] == 0 && s->self[1] == 0)
+            continue;
+        size_t len = 0;
+        for (pyprof_id q = (pyprof_id)i; q != PYPROF_NONE;
+             q = pyprof_profile_stack_node(p, q)->parent) {
+            if (PYPROF_GROW(chain, chain_cap, len + 1) < 0) {
+                rc = PYPROF_ENOMEM;
+                goto out;
+            }
+            chain[len++] = pyprof_profile_stack_node(p, q)->func;
+        }
+        pyprof_id at = PYPROF_NONE;
+        for (size_t k = 0; k < len; k++) /* leaf first */
+            PYPROF_TRY(pyprof_profile_stack_child(r, &at, at, chain[k]));
+        pyprof_stack_node *d = pyprof_profile_stack_node_mut(r, at);
+        d->self[0] += s->self[0];
+        d->self[1] += s->self[1];
+    }
+out:
+    pyprof__free(chain);
+    if (rc < 0) {
+        pyprof_profile_free(r);
+        r = NULL;
+    }
+    *out = r;
+    return rc;
+}
+
+/* ---- walking lines in flamegraph.pl's order -------------------------------------------------- */
+
+static int
+put_frame(walk *w, uint32_t label, pyprof_id func, uint32_t depth, double start, double end,
+          double delta, bool has_delta)
+{
+    pyprof_flame *f = w->f;
+    if (end != w->closed_at) {
+        w->closed_at = end;
+        w->nclosed = 0;
+    }
+    /* flamegraph.pl's quirk, reproduced: its nodes are keyed by "name;
+     * depth;end", so when a zero-count line opens and closes a frame with
+     * the same name and depth at the moment an earlier frame of that name
+     * closed, the later node overwrites the earlier one, whose width is
+     * lost.  This happens with the zero counts of difffolded.pl output. */
+    for (size_t i = 0; i < w->nclosed; i++) {
+        struct closed *c = &w->closed[i];
+        if (c->label != label || c->depth != depth)
+            continue;
+        if (c->frame != SIZE_MAX) {
+            pyprof_flame_frame *fr = &f->frames[c->frame];
+            fr->start = start;
+            fr->delta = delta;
+            fr->has_delta = has_delta;
+            if (depth > 0 && end - start < w->min_units) {
+                fr->depth = UINT32_MAX; /* removed when the walk ends */
+                c->frame = SIZE_MAX;
+            }
+        }
+        return 0;
+    }
+    if (PYPROF_GROW(w->closed, w->closed_cap, w->nclosed + 1) < 0)
+        return PYPROF_ENOMEM;
+    struct closed *c = &w->closed[w->nclosed++];
+    *c = (struct closed){label, depth, SIZE_MAX};
+    if (depth > 0 && end - start < w->min_units)
+        return 0; /* narrower than minwidth: flamegraph.pl drops it */
+    if (PYPROF_GROW(f->frames, f->frames_cap, f->nframes + 1) < 0)
+        return PYPROF_ENOMEM;
+    c->frame = f->nframes;
+    f->frames[f->nframes++] = (pyprof_flame_frame){.name = NULL,
+                                                   .func = func,
+                                                   .depth = depth,
+                                                   .start = start,
+                                                   .end = end,
+                                                   .delta = delta,
+                                                   .has_delta = has_delta,
+                                                   .x = label}; /* label id, until finished */
+    return 0;
+}
+
+/* One line: path[1..depth] with `count`; the leaf carries `delta`. */
+static int
+emit_line(walk *w, size_t depth, double count, double delta, bool diff)
+{
+    int rc;
+    size_t j = 0;
+    while (j < w->nopen && j < depth && w->open[j + 1].label == w->path[j + 1])
+        j++;
+    for (size_t d = w->nopen; d > j; d--) {
+        open_frame *o = &w->open[d];
+        if ((rc = put_frame(w, o->label, o->func, (uint32_t)d, o->start, w->time, o->delta,
+                            o->has_delta)) < 0)
+            return rc;
+    }
+    if (PYPROF_GROW(w->open, w->open_cap, depth + 1) < 0)
+        return PYPROF_ENOMEM;
+    for (size_t d = j + 1; d <= depth; d++)
+        w->open[d] = (open_frame){.label = w->path[d],
+                                  .func = w->path_func[d],
+                                  .start = w->time,
+                                  .delta = d == depth ? delta : 0,
+                                  .has_delta = diff};
+    w->nopen = depth;
+    w->time += count;
+    return 0;
+}
+
+static void
+count_str(char *buf, size_t size, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        pyprof__snprintf_c(buf, size, "%.0f", v);
+    else
+        pyprof__snprintf_c(buf, size, "%.17g", v);
+}
+
+static const char *sort_keys; /* qsort's comparator has no context argument */
+
+static int
+item_cmp(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
+    int c = memcmp(sort_keys + x->key, sort_keys + y->key, n);
+    if (c)
+        return c;
+    return x->keylen < y->keylen ? -1 : x->keylen > y->keylen;
+}
+
+/* Push a level for `node`: its children's items, in line order. */
+static int
+push_level(walk *w, uint32_t node)
+{
+    pyprof_flame *f = w->f;
+    if (PYPROF_GROW(w->lv, w->lv_cap, w->nlv + 1) < 0)
+        return PYPROF_ENOMEM;
+    level *L = &w->lv[w->nlv++];
+    *L = (level){.node = node, .items = w->nitems, .keys = w->nkeys};
+    for (uint32_t c = w->first[node]; c; c = w->next[c]) {
+        uint32_t label = node_label(w, c);
+        const char *name = str(f, label);
+        size_t nl = pyprof_profile_string_len(f->strs, label);
+        double sw = self_w(w, c);
+        bool has_kids = w->first[c] != 0;
+        for (int sub = 0; sub < 2; sub++) {
+            if (sub ? !has_kids : !has_self(w, c))
+                continue;
+            char num[80] = "";
+            if (!sub && !f->o.flamechart) {
+                char a[40], b[40];
+                count_str(b, sizeof b, sw);
+                if (f->differential) {
+                    count_str(a, sizeof a, self_b(w, c));
+                    snprintf(num, sizeof num, "%s %s", a, b);
+                } else {
+                    snprintf(num, sizeof num, "%s", b);
+                }
+            }
+            size_t kl = f->o.flamechart ? 0 : nl + 1 + strlen(num);
+            if (PYPROF_GROW(w->keys, w->keys_cap, w->nkeys + kl + 1) < 0 ||
+                PYPROF_GROW(w->items, w->items_cap, w->nitems + 1) < 0)
+                return PYPROF_ENOMEM;
+            if (kl) {
+                memcpy(w->keys + w->nkeys, name, nl);
+                w->keys[w->nkeys + nl] = sub ? ';' : ' ';
+                memcpy(w->keys + w->nkeys + nl + 1, num, kl - nl - 1);
+            }
+            w->items[w->nitems++] = (item){c, (uint32_t)sub, w->nkeys, kl};
+            w->nkeys += kl;
+        }
+    }
+    L = &w->lv[w->nlv - 1];
+    L->nitems = w->nitems - L->items;
+    if (!f->o.flamechart) {
+        sort_keys = w->keys;
+        qsort(w->items + L->items, L->nitems, sizeof(item), item_cmp);
+    }
+    return 0;
+}
+
+static int
+walk_lines(walk *w)
+{
+    int rc;
+    pyprof_flame *f = w->f;
+    if ((rc = push_level(w, 0)) < 0)
+        return rc;
+    while (w->nlv > 0) {
+        level *L = &w->lv[w->nlv - 1];
+        if (L->next == L->nitems) {
+            w->nitems = L->items;
+            w->nkeys = L->keys;
+            w->nlv--;
+            continue;
+        }
+        item it = w->items[L->items + L->next++];
+        uint32_t c = it.node;
+        size_t depth = w->nlv; /* the item's frame depth: level 0 is the root */
+        if (PYPROF_GROW(w->path, w->path_cap, depth + 1) < 0 ||
+            PYPROF_GROW(w->path_func, w->path_func_cap, depth + 1) < 0)
+            return PYPROF_ENOMEM;
+        for (size_t d = 1; d < depth; d++) {
+            w->path[d] = node_label(w, w->lv[d].node);
+            w->path_func[d] = node_func(w, w->lv[d].node);
+        }
+        w->path[depth] = node_label(w, c);
+        w->path_func[depth] = node_func(w, c);
+        double sw = self_w(w, c), own = sw > 0 ? sw : 0;
+        if (!it.is_sub) {
+            if ((rc = emit_line(w, depth, own, delta_of(w, c), f->differential)) < 0)
+                return rc;
+            continue;
+        }
+        double below = w->total_w[c] - own;
+        if (below < w->min_units && !w->zero_below[c]) {
+            /* nothing under here is wide enough to draw: one line stands for
+             * the subtree, keeping the frames above it open as it would.
+             * (Not when zero-count lines are inside: their frames open and
+             * close at one instant and can erase others, see put_frame.) */
+            if ((rc = emit_line(w, depth, below, 0, f->differential)) < 0)
+                return rc;
+            continue;
+        }
+        if ((rc = push_level(w, c)) < 0)
+            return rc;
+    }
+    /* close everything */
+    return emit_line(w, 0, 0, 0, false);
+}
+
+/* ---- geometry -------------------------------------------------------------------------------- */
+
+/* flamegraph.pl writes x and width with "%0.1f". */
+static double
+round1(double v)
+{
+    char b[64];
+    pyprof__snprintf_c(b, sizeof b, "%.1f", v);
+    return pyprof__strtod_c(b, NULL);
+}
+
+static int
+frame_cmp(const void *a, const void *b)
+{
+    const pyprof_flame_frame *x = a, *y = b;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void
+geometry(pyprof_flame *f)
+{
+    const pyprof_flame_options *o = &f->o;
+    uint32_t depthmax = 0;
+    for (size_t i = 0; i < f->nframes; i++)
+        if (f->frames[i].depth > depthmax)
+            depthmax = f->frames[i].depth;
+    f->ypad1 = o->fontsize * 3;
+    f->ypad2 = o->fontsize * 2 + 10;
+    f->ypad3 = o->fontsize * 2;
+    f->width = o->width;
+    f->height = (depthmax + 1) * o->height + f->ypad1 + f->ypad2;
+    if (f->subtitle)
+        f->height += f->ypad3;
+    double ppu = (o->width - 2 * FLAME_XPAD) / f->total;
+    for (size_t i = 0; i < f->nframes; i++) {
+        pyprof_flame_frame *fr = &f->frames[i];
+        double x1 = FLAME_XPAD + fr->start * ppu, x2 = FLAME_XPAD + fr->end * ppu, y1, y2;
+        if (o->inverted) {
+            double top = f->ypad1 + (f->subtitle ? f->ypad3 : 0);
+            y1 = top + fr->depth * o->height;
+            y2 = top + (fr->depth + 1) * o->height - FLAME_FRAMEPAD;
+        } else {
+            y1 = f->height - f->ypad2 - (fr->depth + 1) * o->height + FLAME_FRAMEPAD;
+            y2 = f->height - f->ypad2 - fr->depth * o->height;
+        }
+        fr->x = round1(x1);
+        fr->w = round1(round1(x2) - fr->x);
+        fr->y = y1;
+        fr->h = y2 - y1;
+    }
+}
+
+/* ---- options --------------------------------------------------------------------------------- */
+
+static int
+copy_opt(pyprof_flame *f, const char **dst, const char *src)
+{
+    if (!src) {
+        *dst = NULL;
+        return 0;
+    }
+    uint32_t id;
+    int rc = intern(f, &id, src, strlen(src));
+    if (rc == 0)
+        *dst = str(f, id);
+    return rc;
+}
+
+static int
+setup(pyprof_flame *f, const pyprof_profile *p, const pyprof_flame_options *opts)
+{
+    int rc;
+    pyprof_flame_options def = PYPROF_FLAME_OPTIONS_INIT;
+    f->o = opts ? *opts : def;
+    pyprof_flame_options *o = &f->o;
+    if (!(o->width > 2 * FLAME_XPAD) || !(o->height > 0) || !(o->fontsize > 0) ||
+        !(o->fontwidth > 0) || !(o->factor != 0) || !(o->minwidth >= 0))
+        return PYPROF_EINVAL;
+    const char **strs[] = {&o->title,  &o->subtitle, &o->fonttype, &o->countname, &o->nametype,
+                           &o->colors, &o->bgcolors, &o->cp_file,  &o->notes};
+    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
+        if ((rc = copy_opt(f, strs[i], *strs[i])) < 0)
+            return rc;
+    if (!o->fonttype)
+        o->fonttype = "Verdana";
+    if (!o->countname)
+        o->countname = "samples";
+    if (!o->nametype)
+        o->nametype = "Function:";
+    if (!o->colors)
+        o->colors = "hot";
+    const char *sm = pyprof_profile_meta_get(p, "stack_metrics");
+    f->differential = pyprof_profile_stack_metrics(p) >= 2 && sm && strcmp(sm, "before,after") == 0;
+    const char *est = pyprof_profile_meta_get(p, "stacks_estimated");
+    f->estimated = est && strcmp(est, "1") == 0;
+    f->title = o->title        ? o->title
+               : o->inverted   ? "Icicle Graph"
+               : o->flamechart ? "Flame Chart"
+                               : "Flame Graph";
+    f->subtitle = o->subtitle && o->subtitle[0] ? o->subtitle : NULL;
+    f->notes = o->notes;
+    if (f->estimated) {
+        /* never present an estimate as a measurement */
+        char buf[1024];
+        uint32_t id;
+        snprintf(buf, sizeof buf, "%s (estimated)", f->title);
+        if ((rc = intern(f, &id, buf, strlen(buf))) < 0)
+            return rc;
+        f->title = str(f, id);
+        if (!f->subtitle)
+            f->subtitle = "Estimated from call-graph ratios: the profile has no sampled stacks";
+        snprintf(buf, sizeof buf,
+                 "%s%sstacks estimated from caller ratios of a call graph "
+                 "(no sampled stacks)",
+                 o->notes ? o->notes : "", o->notes ? "; " : "");
+        if ((rc = intern(f, &id, buf, strlen(buf))) < 0)
+            return rc;
+        f->notes = str(f, id);
+    }
+    return 0;
+}
+
+/* ---- public -------------------------------------------------------------------------------- */
+
+int
+pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_options *opts,
+                    pyprof_error *err)
+{
+    int rc;
+    walk w = {0};
+    uint32_t *lab = NULL;
+    pyprof_profile *rev = NULL;
+    *out = NULL;
+    if (!(pyprof_profile_caps(p) & PYPROF_CAP_STACKS) &&
+        !pyprof_profile_meta_get(p, "stack_root_weight"))
+        return pyprof_error_set(err, PYPROF_ECAPS, NULL, "flame", -1, 0,
+                                "the profile has no stacks (estimate them from the call "
+                                "graph first)");
+    pyprof_flame *f = pyprof__calloc(1, sizeof(*f));
+    if (!f)
+        return pyprof_error_set(err, PYPROF_ENOMEM, NULL, "flame", -1, 0, "out of memory");
+    w.f = f;
+    if ((rc = pyprof_profile_new(&f->strs)) < 0)
+        goto out;
+    if ((rc = setup(f, p, opts)) < 0)
+        goto out;
+    if (f->o.reverse) {
+        if ((rc = reversed(p, &rev)) < 0)
+            goto out;
+        p = rev;
+    }
+    w.p = p;
+    if ((rc = func_labels(f, p, &lab)) < 0 || (rc = intern(f, &w.root_label, "", 0)) < 0)
+        goto out;
+    w.lab = lab;
+    w.metric = f->differential ? 1 : 0;
+    w.vanished = f->differential && f->o.diff_vanished;
+    if ((rc = sum_totals(&w)) < 0)
+        goto out;
+
+    const char *rw = pyprof_profile_meta_get(p, "stack_root_weight");
+    double root_weight = rw ? pyprof__strtod_c(rw, NULL) : 0;
+    if (!(root_weight > 0))
+        root_weight = 0;
+    double sum = root_weight + w.total_w[0];
+    f->total = f->o.total > sum ? f->o.total : sum;
+    if (!(f->total > 0)) {
+        rc = pyprof_error_set(err, PYPROF_EFORMAT, NULL, "flame", -1, 0, "no samples to draw");
+        goto out;
+    }
+    f->maxdelta = 1;
+    for (uint32_t k = 1; k < w.nt; k++)
+        if (has_self(&w, k) && fabs(delta_of(&w, k)) > f->maxdelta)
+            f->maxdelta = fabs(delta_of(&w, k));
+    double ppu = (f->o.width - 2 * FLAME_XPAD) / f->total;
+    w.min_units = f->o.minwidth_percent ? f->total * f->o.minwidth / 100 : f->o.minwidth / ppu;
+    w.time = root_weight; /* empty stacks sort first */
+    w.closed_at = -1;
+    if ((rc = walk_lines(&w)) < 0)
+        goto out;
+    /* the root spans the total */
+    if ((rc = put_frame(&w, w.root_label, PYPROF_NONE, 0, 0, f->total, 0, false)) < 0)
+        goto out;
+    size_t kept = 0;
+    for (size_t i = 0; i < f->nframes; i++) {
+        pyprof_flame_frame *fr = &f->frames[i];
+        if (fr->depth == UINT32_MAX)
+            continue;
+        fr->name = fr->depth == 0 ? "all" : str(f, (uint32_t)fr->x);
+        f->frames[kept++] = *fr;
+    }
+    f->nframes = kept;
+    qsort(f->frames, f->nframes, sizeof(*f->frames), frame_cmp);
+    geometry(f);
+    rc = pyprof__flame_colour(f, err);
+out:
+    pyprof__free(lab);
+    pyprof__free(w.total_w);
+    pyprof__free(w.zero_below);
+    pyprof__free(w.first);
+    pyprof__free(w.next);
+    pyprof__free(w.items);
+    pyprof__free(w.keys);
+    pyprof__free(w.lv);
+    pyprof__free(w.open);
+    pyprof__free(w.path);
+    pyprof__free(w.path_func);
+    pyprof__free(w.closed);
+    pyprof_profile_free(rev);
+    if (rc < 0) {
+        if (err && err->code == 0)
+            pyprof_error_set(err, rc, NULL, "flame", -1, 0, "flame graph layout failed: %s",
+                             pyprof_status_string(rc));
+        pyprof_flame_free(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+void
+pyprof_flame_free(pyprof_flame *f)
+{
+    if (!f)
+        return;
+    pyprof_profile_free(f->strs);
+    pyprof__free(f->frames);
+    pyprof__free(f);
+}
+
+size_t
+pyprof_flame_frame_count(const pyprof_flame *f)
+{
+    return f->nframes;
+}
+
+const pyprof_flame_frame *
+pyprof_flame_frame_at(const pyprof_flame *f, size_t i)
+{
+    return i < f->nframes ? &f->frames[i] : NULL;
+}
+
+void
+pyprof_flame_size(const pyprof_flame *f, double *width, double *height)
+{
+    *width = f->width;
+    *height = f->height;
+}
+
+double
+pyprof_flame_total(const pyprof_flame *f)
+{
+    return f->total;
+}

@@ -1,0 +1,389 @@
+/*
+ * t_flame.c - the flame graph layout, checked by numbers: frame positions,
+ * widths, depths and image size as flamegraph.pl computes them (formats.md
+ * §9.2-9.3, values confirmed against its output), its sorting quirk,
+ * minwidth pruning, --reverse, --inverted, differential colours, default
+ * colours, tooltips in the SVG, estimated stacks from a call graph, the
+ * differential profile of two inputs, and PNG output.
+ */
+#include "config.h"
+
+#include <pyprof/flame.h>
+#include <pyprof/pyprof.h>
+
+#include "flame_int.h"
+#include "scene.h"
+#include "tap.h"
+
+static pyprof_profile *
+folded(const char *s)
+{
+    pyprof_input *in;
+    pyprof_profile *p = NULL;
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    ro.format = "collapsed";
+    pyprof_input_open_memory(&in, s, strlen(s), "test", NULL);
+    pyprof_profile_read(&p, in, &ro, NULL);
+    pyprof_input_close(in);
+    return p;
+}
+
+static pyprof_flame *
+layout(const char *s, const pyprof_flame_options *o)
+{
+    pyprof_profile *p = folded(s);
+    pyprof_flame *f = NULL;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    if (!p || pyprof_flame_layout(&f, p, o, &err) < 0)
+        tap_diag("layout failed: %s", err.message);
+    pyprof_profile_free(p);
+    return f;
+}
+
+/* The n-th frame (0-based, in x order) named `name` at `depth`. */
+static const pyprof_flame_frame *
+frame(const pyprof_flame *f, const char *name, unsigned depth, int n)
+{
+    for (size_t i = 0; f && i < pyprof_flame_frame_count(f); i++) {
+        const pyprof_flame_frame *fr = pyprof_flame_frame_at(f, i);
+        if (fr->depth == depth && strcmp(fr->name, name) == 0 && n-- == 0)
+            return fr;
+    }
+    return NULL;
+}
+
+#define IS_BOX(fr, X, Y, W, name)                                                                  \
+    TAP_OK((fr) && (fr)->x == (X) && (fr)->y == (Y) && (fr)->w == (W), "%s: x %g y %g w %g", name, \
+           (fr) ? (fr)->x : -1, (fr) ? (fr)->y : -1, (fr) ? (fr)->w : -1)
+
+static char *
+svg_of(pyprof_flame *f)
+{
+    pyprof_output *o;
+    pyprof_output_open_memory(&o, NULL);
+    pyprof_flame_write_svg(f, o, NULL);
+    size_t n;
+    const unsigned char *d = pyprof_output_data(o, &n);
+    char *s = malloc(n + 1);
+    memcpy(s, d, n);
+    s[n] = '\0';
+    pyprof_output_abort(o);
+    return s;
+}
+
+static void
+test_simple(void)
+{
+    /* flamegraph.pl on these lines: 134 px high, c at x 431.4 (421.5 wide),
+     * d at 852.9 (337.1), rows 16 px apart from y 85 (root) up */
+    pyprof_flame *f = layout("a;b;c 1\na;b;c 1\na;b;d 4\na;b;c 3\na;b 5\n", NULL);
+    double w, h;
+    pyprof_flame_size(f, &w, &h);
+    TAP_IS_DBL(h, 134, 0, "height: 4 rows x 16 + 36 + 34");
+    TAP_IS_INT(pyprof_flame_frame_count(f), 5, "5 frames");
+    TAP_IS_DBL(pyprof_flame_total(f), 14, 0, "total 14");
+    IS_BOX(frame(f, "all", 0, 0), 10, 85, 1180, "root");
+    IS_BOX(frame(f, "b", 2, 0), 10, 53, 1180, "b");
+    IS_BOX(frame(f, "c", 3, 0), 431.4, 37, 421.5, "c after b's own 5 samples");
+    IS_BOX(frame(f, "d", 3, 0), 852.9, 37, 337.1, "d");
+    const pyprof_flame_frame *c = frame(f, "c", 3, 0);
+    TAP_OK(c && c->start == 5 && c->end == 10 && c->h == 15, "c spans samples 5..10, 15 px high");
+    /* default colours are flamegraph.pl's deterministic ones */
+    const pyprof_flame_frame *a = frame(f, "a", 1, 0), *r = frame(f, "all", 0, 0);
+    TAP_OK(a && a->r == 236 && a->g == 146 && a->b == 35, "colour of a: rgb(236,146,35)");
+    TAP_OK(r && r->r == 213 && r->g == 39 && r->b == 9, "colour of the root: rgb(213,39,9)");
+    char *svg = svg_of(f);
+    TAP_OK(strstr(svg, "<title>c (5 samples, 35.71%)</title>") != NULL, "tooltip of c");
+    TAP_OK(strstr(svg, "<title>all (14 samples, 100%)</title>") != NULL, "tooltip of the root");
+    TAP_OK(strstr(svg, "id=\"frames\"") && strstr(svg, "id=\"details\"") &&
+               strstr(svg, "id=\"search\"") && strstr(svg, "id=\"unzoom\"") &&
+               strstr(svg, "function zoom(") && strstr(svg, "onload=\"init(evt)\""),
+           "SVG has the interactive elements and its script");
+    free(svg);
+    pyprof_flame_free(f);
+
+    pyprof_profile *p = folded("main 1\nfoo 1\n");
+    pyprof_flame_layout(&f, p, NULL, NULL);
+    const pyprof_flame_frame *m = frame(f, "main", 1, 0), *o = frame(f, "foo", 1, 0);
+    TAP_OK(m && m->r == 243 && m->g == 179 && m->b == 42, "colour of main: rgb(243,179,42)");
+    TAP_OK(o && o->r == 220 && o->g == 71 && o->b == 17, "colour of foo: rgb(220,71,17)");
+    pyprof_flame_free(f);
+    pyprof_profile_free(p);
+}
+
+static void
+test_sorting(void)
+{
+    /* flamegraph.pl sorts whole lines: "." sorts between " " and ";", so
+     * foo is drawn twice, around foo.bar */
+    pyprof_flame *f = layout("a;foo 1\na;foo.bar 2\na;foo;x 3\n", NULL);
+    const pyprof_flame_frame *f0 = frame(f, "foo", 2, 0), *f1 = frame(f, "foo", 2, 1),
+                             *fb = frame(f, "foo.bar", 2, 0);
+    TAP_OK(f0 && f0->start == 0 && f0->end == 1, "first foo: samples 0..1");
+    TAP_OK(fb && fb->start == 1 && fb->end == 3, "foo.bar between them: 1..3");
+    TAP_OK(f1 && f1->start == 3 && f1->end == 6, "second foo: 3..6");
+    pyprof_flame_free(f);
+
+    /* a zero-count line erases a same-named frame that closes as it opens */
+    f = layout("a;m;E;x 1 5\na;f;E;y 3 0\na;f;G 2 2\n", NULL);
+    TAP_OK(frame(f, "E", 3, 0) && frame(f, "E", 3, 0)->start == 2 && !frame(f, "E", 3, 1),
+           "flamegraph.pl's name;depth;end collision reproduced");
+    pyprof_flame_free(f);
+}
+
+static void
+test_options(void)
+{
+    pyprof_flame_options o = PYPROF_FLAME_OPTIONS_INIT;
+    pyprof_flame *f = layout("a 100000\nb 1\n", NULL);
+    TAP_OK(frame(f, "a", 1, 0) && !frame(f, "b", 1, 0), "minwidth 0.1 px drops b (0.012 px)");
+    pyprof_flame_free(f);
+    o.minwidth = 0;
+    f = layout("a 100000\nb 1\n", &o);
+    TAP_OK(frame(f, "b", 1, 0) != NULL, "minwidth 0 keeps b");
+    pyprof_flame_free(f);
+    o = (pyprof_flame_options)PYPROF_FLAME_OPTIONS_INIT;
+    o.minwidth = 10;
+    o.minwidth_percent = 1;
+    f = layout("a 95\nb 5\n", &o);
+    TAP_OK(frame(f, "a", 1, 0) && !frame(f, "b", 1, 0), "minwidth 10%% drops a 5%% frame");
+    pyprof_flame_free(f);
+
+    o = (pyprof_flame_options)PYPROF_FLAME_OPTIONS_INIT;
+    o.reverse = 1;
+    f = layout("a;b 3\nc;b 2\n", &o);
+    const pyprof_flame_frame *b = frame(f, "b", 1, 0);
+    TAP_OK(b && b->end - b->start == 5, "reverse: the leaf b becomes the root frame (5)");
+    TAP_OK(frame(f, "a", 2, 0) && frame(f, "c", 2, 0), "reverse: callers above it");
+    pyprof_flame_free(f);
+
+    o = (pyprof_flame_options)PYPROF_FLAME_OPTIONS_INIT;
+    o.inverted = 1;
+    f = layout("a;b 1\n", &o);
+    IS_BOX(frame(f, "all", 0, 0), 10, 36, 1180, "inverted: root at the top (y 36)");
+    IS_BOX(frame(f, "b", 2, 0), 10, 68, 1180, "inverted: b below (y 68)");
+    pyprof_flame_free(f);
+
+    o = (pyprof_flame_options)PYPROF_FLAME_OPTIONS_INIT;
+    o.width = 600;
+    o.height = 20;
+    o.subtitle = "sub";
+    o.factor = 10;
+    o.countname = "us";
+    f = layout("a;b 2\n", &o);
+    double w, h;
+    pyprof_flame_size(f, &w, &h);
+    TAP_OK(w == 600 && h == 3 * 20 + 36 + 34 + 24, "width 600, frame height 20, subtitle: %gx%g", w,
+           h);
+    char *svg = svg_of(f);
+    TAP_OK(strstr(svg, "<title>b (20 us, 100.00%)</title>") != NULL,
+           "factor and countname in tooltips");
+    TAP_OK(strstr(svg, ">sub</text>") != NULL, "subtitle drawn");
+    free(svg);
+    pyprof_flame_free(f);
+
+    o = (pyprof_flame_options)PYPROF_FLAME_OPTIONS_INIT;
+    o.hash = 1;
+    o.colors = "blue";
+    f = layout("a 1\n", &o);
+    const pyprof_flame_frame *a = frame(f, "a", 1, 0);
+    /* namehash("a") = 1 - (97 % 10) / 9 / 2 = 0.6111..: blue = 80+36, 80+36, 205+30 */
+    TAP_OK(a && a->r == 116 && a->g == 116 && a->b == 235,
+           "--hash --colors blue: rgb(116,116,235)");
+    pyprof_flame_free(f);
+}
+
+static void
+test_differential(void)
+{
+    pyprof_flame *f = layout("a;b 1 3\na;c 4 2\na;d 0 1\n", NULL);
+    const pyprof_flame_frame *b = frame(f, "b", 2, 0), *c = frame(f, "c", 2, 0),
+                             *a = frame(f, "a", 1, 0), *d = frame(f, "d", 2, 0);
+    TAP_OK(b && b->end - b->start == 3, "differential widths use the second count");
+    TAP_OK(b && b->r == 255 && b->g == 0 && b->b == 0, "grew by the most: rgb(255,0,0)");
+    TAP_OK(c && c->r == 0 && c->g == 0 && c->b == 255, "shrank by the most: rgb(0,0,255)");
+    TAP_OK(d && d->r == 255 && d->g == 105 && d->b == 105, "new frame (+1 of 2): rgb(255,105,105)");
+    TAP_OK(a && a->r == 255 && a->g == 255 && a->b == 255, "non-leaf frame: white");
+    char *svg = svg_of(f);
+    TAP_OK(strstr(svg, "<title>b (3 samples, 50.00%; +33.33%)</title>") != NULL,
+           "differential tooltip");
+    free(svg);
+    pyprof_flame_free(f);
+
+    pyprof_flame_options o = PYPROF_FLAME_OPTIONS_INIT;
+    o.negate = 1;
+    f = layout("a;b 1 3\na;c 4 2\n", &o);
+    b = frame(f, "b", 2, 0);
+    TAP_OK(b && b->r == 0 && b->b == 255, "--negate: growth is blue");
+    pyprof_flame_free(f);
+
+    /* --diff: the difference of two profiles, as difffolded.pl */
+    pyprof_profile *x = folded("a;b 1\na;c 4\na;gone 3\n"), *y = folded("a;b 3\na;c 2\na;new 2\n"),
+                   *d2;
+    TAP_OK(pyprof_profile_diff_stacks(&d2, x, y, 0, NULL) == 0, "diff_stacks");
+    pyprof_flame_layout(&f, d2, NULL, NULL);
+    const pyprof_flame_frame *nw = frame(f, "new", 2, 0);
+    TAP_OK(nw && nw->r == 255 && nw->g == 70 && nw->b == 70,
+           "a frame new in AFTER is red (+2 of at most 3)");
+    TAP_OK(frame(f, "b", 2, 0) && frame(f, "b", 2, 0)->g == 70, "b grew 1 -> 3: red");
+    TAP_OK(!frame(f, "gone", 2, 0), "a vanished frame has no width in AFTER");
+    pyprof_flame_free(f);
+    o = (pyprof_flame_options)PYPROF_FLAME_OPTIONS_INIT;
+    o.diff_vanished = 1;
+    pyprof_flame_layout(&f, d2, &o, NULL);
+    const pyprof_flame_frame *gone = frame(f, "gone", 2, 0);
+    TAP_OK(gone && gone->end - gone->start == 3 && gone->r == 0 && gone->b == 255,
+           "diff_vanished: the vanished frame is drawn, blue, 3 wide");
+    TAP_OK(frame(f, "c", 2, 0) && frame(f, "c", 2, 0)->end - frame(f, "c", 2, 0)->start == 4,
+           "diff_vanished: c keeps its larger BEFORE width");
+    pyprof_flame_free(f);
+    pyprof_profile_free(d2);
+    TAP_OK(pyprof_profile_diff_stacks(&d2, x, y, 1, NULL) == 0, "diff_stacks normalized");
+    pyprof_id a2 = PYPROF_NONE;
+    for (size_t i = 0; i < pyprof_profile_stack_count(d2); i++)
+        if (pyprof_profile_stack_node(d2, (pyprof_id)i)->parent != PYPROF_NONE &&
+            pyprof_profile_stack_node(d2, (pyprof_id)i)->self[0] > 0)
+            a2 = (pyprof_id)i; /* last: a;c */
+    TAP_IS_DBL(a2 == PYPROF_NONE ? -1 : pyprof_profile_stack_node(d2, a2)->self[0], 2, 0,
+               "-n: before scaled by 7/8 and truncated: int(3 * 0.875) = 2");
+    pyprof_profile_free(d2);
+    pyprof_profile_free(x);
+    pyprof_profile_free(y);
+}
+
+static void
+test_estimate(void)
+{
+    pyprof_profile *p;
+    pyprof_profile_new(&p);
+    pyprof_id fl, nm, ln, main_f, f1, g1, e;
+    pyprof_profile_intern(p, &fl, "app.py", 6);
+    pyprof_profile_intern(p, &nm, "main", 4);
+    pyprof_profile_intern(p, &ln, "f", 1);
+    pyprof_profile_func_intern(p, &main_f, fl, 1, nm, 0, NULL);
+    pyprof_profile_func_intern(p, &f1, fl, 5, ln, 0, NULL);
+    pyprof_profile_intern(p, &ln, "g", 1);
+    pyprof_profile_func_intern(p, &g1, fl, 9, ln, 0, NULL);
+    pyprof_profile_func_mut(p, main_f)->counts = (pyprof_counts){1, 1, 2, 10};
+    pyprof_profile_func_mut(p, f1)->counts = (pyprof_counts){2, 2, 6, 8};
+    pyprof_profile_func_mut(p, g1)->counts = (pyprof_counts){1, 1, 2, 2};
+    pyprof_profile_edge_intern(p, &e, main_f, f1, NULL);
+    pyprof_profile_edge_mut(p, e)->counts = (pyprof_counts){2, 2, 6, 8};
+    pyprof_profile_edge_intern(p, &e, f1, g1, NULL);
+    pyprof_profile_edge_mut(p, e)->counts = (pyprof_counts){1, 1, 2, 2};
+    TAP_OK(pyprof_profile_estimate_stacks(p, 0, NULL) == 0, "estimate stacks from a call graph");
+    TAP_IS_STR(pyprof_profile_meta_get(p, "stacks_estimated"), "1", "marked as estimated");
+    pyprof_flame *f;
+    TAP_OK(pyprof_flame_layout(&f, p, NULL, NULL) == 0, "layout of the estimate");
+    TAP_IS_DBL(pyprof_flame_total(f), 10e6, 1e-3, "total: main's 10 s in microseconds");
+    const pyprof_flame_frame *ff = frame(f, "f (app.py:5)", 2, 0);
+    TAP_OK(ff && ff->end - ff->start > 8e6 - 1 && ff->end - ff->start < 8e6 + 1,
+           "f under main: 8 s");
+    TAP_OK(frame(f, "g (app.py:9)", 3, 0) != NULL, "g under f");
+    char *svg = svg_of(f);
+    TAP_OK(strstr(svg, "Flame Graph (estimated)") && strstr(svg, "NOTES: stacks estimated"),
+           "title and notes say the stacks are estimated");
+    free(svg);
+    pyprof_flame_free(f);
+    pyprof_profile_free(p);
+}
+
+static void
+test_png(void)
+{
+    pyprof_flame *f = layout("a;b;c 1\na;b;d 4\n", NULL);
+    pyprof_output *o;
+    pyprof_output_open_memory(&o, NULL);
+    int rc = pyprof_flame_write_png(f, o, NULL);
+    size_t n;
+    const unsigned char *d = pyprof_output_data(o, &n);
+    TAP_OK(rc == 0 && n > 100 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0, "PNG written");
+    pyprof_output_abort(o);
+    pyprof_flame_free(f);
+
+    pyprof_profile *p;
+    pyprof_profile_new(&p);
+    pyprof_error err = PYPROF_ERROR_INIT;
+    TAP_OK(pyprof_flame_layout(&f, p, NULL, &err) == PYPROF_ECAPS, "no stacks: ECAPS");
+    pyprof_profile_free(p);
+}
+
+/* The scene the backends draw, item by item: one group per frame holding
+ * the tooltip, the rectangle and the fitted label at flamegraph.pl's
+ * positions (label at x1 + 3, y = 3 + (y1 + y2) / 2). */
+static void
+test_scene(void)
+{
+    pyprof_flame *f = layout("a;b;c 1\na;b;c 1\na;b;d 4\na;b;c 3\na;b 5\n", NULL);
+    pyprof__scene *s;
+    TAP_OK(pyprof__flame_scene(f, true, &s) == 0, "scene built");
+    size_t rects = 0, groups = 0;
+    const pyprof__item *rc = NULL, *lc = NULL, *title = NULL, *details = NULL;
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
+        const pyprof__item *it = pyprof__scene_item(s, i);
+        if (it->kind == PYPROF__ITEM_GROUP_BEGIN && it->text) {
+            groups++;
+            if (strcmp(it->text, "c (5 samples, 35.71%)") == 0) {
+                rc = pyprof__scene_item(s, i + 1);
+                lc = pyprof__scene_item(s, i + 2);
+            }
+        }
+        if (it->kind == PYPROF__ITEM_RECT)
+            rects++;
+        if (it->kind == PYPROF__ITEM_TEXT && it->id && strcmp(it->id, "title") == 0)
+            title = it;
+        if (it->kind == PYPROF__ITEM_TEXT && it->id && strcmp(it->id, "details") == 0)
+            details = it;
+    }
+    TAP_IS_INT(rects, 5, "scene: one rectangle per frame");
+    TAP_IS_INT(groups, 5, "scene: one group with a tooltip per frame");
+    TAP_OK(rc && rc->kind == PYPROF__ITEM_RECT && rc->x == 431.4 && rc->y == 37 && rc->w == 421.5 &&
+               rc->h == 15 && rc->rx == 2 && rc->fill.r == 224 && rc->fill.g == 87 &&
+               rc->fill.b == 20,
+           "scene: c's rectangle, rgb(224,87,20), as flamegraph.pl draws it");
+    TAP_OK(lc && lc->kind == PYPROF__ITEM_TEXT && fabs(lc->x - 434.4) < 1e-9 && lc->y == 47.5 &&
+               strcmp(lc->text, "c") == 0 && lc->font_size == 12,
+           "scene: c's label at (434.4, 47.5)");
+    TAP_OK(title && title->x == 600 && title->y == 24 && title->font_size == 17 &&
+               title->anchor == PYPROF__ANCHOR_MIDDLE && strcmp(title->text, "Flame Graph") == 0,
+           "scene: title centred at (600, 24), size 17");
+    TAP_OK(details && details->x == 10 && details->y == 134 - 17, "scene: details line at y 117");
+    pyprof__scene_free(s);
+    TAP_OK(pyprof__flame_scene(f, false, &s) == 0, "static scene built");
+    bool any_search = false;
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
+        const pyprof__item *it = pyprof__scene_item(s, i);
+        if (it->kind == PYPROF__ITEM_TEXT && it->id && strcmp(it->id, "search") == 0)
+            any_search = true;
+    }
+    TAP_OK(!any_search && !pyprof__scene_script(s), "PNG scene: no script, no search button");
+    pyprof__scene_free(s);
+    /* a label that does not fit: 12 px per 0.59 * 12 = 7.08 px character */
+    pyprof_flame_options o = PYPROF_FLAME_OPTIONS_INIT;
+    o.width = 120;
+    f = (pyprof_flame_free(f), layout("abcdefghijklmnopqrstuvwxyz 1\n", &o));
+    pyprof__flame_scene(f, false, &s);
+    const pyprof__item *lab = NULL;
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
+        const pyprof__item *it = pyprof__scene_item(s, i);
+        if (it->kind == PYPROF__ITEM_TEXT && !it->id && it->text[0] == 'a' && it->text[1] == 'b')
+            lab = it;
+    }
+    /* 100 px / 7.08 = 14 characters: 12 and ".." */
+    TAP_IS_STR(lab ? lab->text : NULL, "abcdefghijkl..", "scene: label truncated with '..'");
+    pyprof__scene_free(s);
+    pyprof_flame_free(f);
+}
+
+int
+main(void)
+{
+    test_simple();
+    test_sorting();
+    test_options();
+    test_differential();
+    test_estimate();
+    test_png();
+    test_scene();
+    return tap_done();
+}
