@@ -122,6 +122,13 @@ else
     check "--json: has rows" grep -q '"rows": \[' out.txt
 fi
 
+run -o top.csv a.pstats sort cumtime 3
+check "-o FILE.csv exports CSV" grep -q '^file,line,function,label' top.csv
+run -T json a.pstats stats 1
+check "-T json exports JSON" grep -q '^{"files": \["a.pstats"\]' out.txt
+run -T svg a.pstats
+check "-T with a type the tool cannot write: exit 2" rc_is 2
+
 run a.pstats b.pstats
 check "two files: two header lines, in Stats(a, b) order" [ "$(head -n 2 out.txt | sed 's/.*    //' | tr '\n' ' ')" = "a.pstats b.pstats " ]
 run a.pstats sort time

@@ -58,6 +58,7 @@ usage(FILE *f)
                "  -o, --output FILE   write to FILE atomically instead of standard output\n"
                "      --json          export the table as JSON instead of text\n"
                "      --csv           export the table as CSV instead of text\n"
+               "  -T, --type TYPE     txt, json or csv (default: from the -o extension)\n"
                "  -h, --help          show this help and exit\n"
                "      --version       show version information and exit\n"
                "\n"
@@ -275,13 +276,12 @@ int
 main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_CSV, OPT_VERSION };
-    static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
-                                             {"output", required_argument, NULL, 'o'},
-                                             {"json", no_argument, NULL, OPT_JSON},
-                                             {"csv", no_argument, NULL, OPT_CSV},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {"version", no_argument, NULL, OPT_VERSION},
-                                             {NULL, 0, NULL, 0}};
+    const char *type = NULL;
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},    {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, OPT_JSON},       {"csv", no_argument, NULL, OPT_CSV},
+        {"type", required_argument, NULL, 'T'},      {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION}, {NULL, 0, NULL, 0}};
     struct stats_session s = {NULL, PYPROF_READ_OPTIONS_INIT, NULL};
     const char *output = NULL;
     int export = EXPORT_NONE, opt;
@@ -289,7 +289,7 @@ main(int argc, char **argv)
     cli_init("pyprof-stats");
     opterr = 0; /* our own message, without libtool's path in it */
     int cmd_at = first_command(argc, argv);
-    while ((opt = getopt_long(cmd_at, argv, ":f:o:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(cmd_at, argv, ":f:o:T:h", longopts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             if (!pyprof_format_canonical(optarg))
@@ -298,6 +298,9 @@ main(int argc, char **argv)
             break;
         case 'o':
             output = optarg;
+            break;
+        case 'T':
+            type = optarg;
             break;
         case OPT_JSON:
             export = PYPROF_STATS_JSON;
@@ -317,6 +320,15 @@ main(int argc, char **argv)
             cli_usage_fail("unknown option '%s'", argv[optind - 1]);
         }
     }
+    /* -T, else the extension of -o (.json, .csv), picks the export (cli.md) */
+    if (type && strcmp(type, "txt") != 0 && strcmp(type, "json") != 0 && strcmp(type, "csv") != 0)
+        cli_usage_fail("unknown output type '%s' (txt, json or csv)", type);
+    if (!type && output && export == EXPORT_NONE)
+        type = cli_type_from_path(output);
+    if (type && strcmp(type, "json") == 0)
+        export = PYPROF_STATS_JSON;
+    else if (type && strcmp(type, "csv") == 0)
+        export = PYPROF_STATS_CSV;
     char **files = &argv[optind];
     int nfiles = cmd_at - optind;
     int ncmds = 0;
