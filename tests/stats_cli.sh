@@ -76,6 +76,14 @@ else
     n=$((n + 1))
     echo "ok $n # SKIP no lprof fixture in this tree"
 fi
+printf 'main;fib;fib 3\nmain;len 1\n' >stacks.folded
+run stacks.folded sort cumulative
+if grep -q 'unrecognised format' err.txt; then
+    n=$((n + 1))
+    echo "ok $n # SKIP no folded-stacks reader in this tree"
+else
+    check "folded stacks: their call graph is derived and tabled" grep -q '^        4    0.000    0.000    4.000    1.000 :0(main)$' out.txt
+fi
 run a.pstats add trunc.pstats
 check "bad file in add: exit 1" rc_is 1
 check "bad file in add: no partial table" [ ! -s out.txt ]
