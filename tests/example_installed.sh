@@ -2,6 +2,8 @@
 # Install the library into a scratch DESTDIR, build examples/topfuncs.c the
 # way a user would (pkg-config --cflags --libs libpyprof), run it on a pstats
 # fixture and compare its top ten with Python's pstats, when available.
+# In a sanitizer build the program gets the same -fsanitize flags, as a user
+# linking a sanitized library would need.
 set -u
 . "$top_srcdir/tests/tap.sh"
 
@@ -26,7 +28,7 @@ flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --define-variable=prefix="$dest$pref
 tap_check "pkg-config knows libpyprof" test $? -eq 0
 # shellcheck disable=SC2086
 tap_check "topfuncs builds with pkg-config flags" \
-    ${CC:-cc} -std=c99 -Wall -Werror "$top_srcdir/examples/topfuncs.c" $flags -o "$exe"
+    ${CC:-cc} -std=c99 -Wall -Werror ${SAN_CFLAGS:-} "$top_srcdir/examples/topfuncs.c" $flags -o "$exe"
 tap_check "only pyprof_* symbols are exported" \
     sh -c "nm -D --defined-only '$dest$prefix/lib/libpyprof.so' | awk '\$2 ~ /^[TDBR]\$/ {print \$3}' | grep -v '^pyprof_[a-z]' | grep -q . && exit 1 || exit 0"
 

@@ -34,8 +34,11 @@ main(void)
     expect("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16, "a PNG image", "graph.png");
     expect("%PDF-1.4\n", 9, "a PDF document", "x.pdf");
     expect("\x1f\x8b\x08\0\0\0\0\0", 8, "gzip", "stats.gz");
-    expect("\x80\x04\x95\x10\0\0\0\0\0\0\0\x8c\x08builtins\x94\x8c\x04eval\x94\x93\x94.", 36,
-           "pickle that is not a line_profiler result", "evil.pickle");
+    /* (hex escapes end at the string break: "\x08" "b" is two bytes) */
+    static const char evil[] = "\x80\x04\x95\x10\0\0\0\0\0\0\0\x8c\x08"
+                               "builtins\x94\x8c\x04"
+                               "eval\x94\x93\x94.";
+    expect(evil, sizeof(evil) - 1, "pickle that is not a line_profiler result", "evil.pickle");
     expect("{\"shared\": {}, \"profiles\": []}", 30, "JSON", "x.json");
     expect("<?xml version=\"1.0\"?><svg/>", 27, "SVG", "flame.svg");
     expect("\n\n  \n", 5, "blank lines", "blank.txt");
