@@ -209,7 +209,9 @@ key(scanner *c, uint32_t *out)
     if (!next(c, &off, &code, &ref, &fresh))
         return false;
     if (!fresh) {
-        if (s->refs[ref - 1].aux == 0)
+        /* aux is a key index only on tuples: the consumer keeps string ids
+         * in it too, though not while the scan runs */
+        if ((code != '(' && code != ')') || s->refs[ref - 1].aux == 0)
             return false; /* not a key tuple, or one still being read */
         *out = s->refs[ref - 1].aux - 1;
         return true;
