@@ -4,4 +4,5 @@
 noinst_PROGRAMS += examples/topfuncs
 examples_topfuncs_SOURCES = examples/topfuncs.c
 examples_topfuncs_LDADD = libpyprof/libpyprof.la
-EXTRA_DIST += examples/example.pstats examples/workload.py examples/make-example.sh
+EXTRA_DIST += examples/example.pstats examples/workload.py examples/make-example.sh \
+	examples/example.lprof examples/lines_workload.py examples/example.dat examples/mem_workload.py

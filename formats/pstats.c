@@ -250,14 +250,17 @@ static int
 key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
 {
     pyprof__mobj *key = pyprof__marshal_obj_mut(&b->doc, ki);
-    if (key->memo) {
-        *out = key->memo - 1;
-        return 0;
-    }
+    /* The kind is checked before the memo: strings keep their string ids in
+     * the same field, and a shared (FLAG_REF or Python 2 'R') string can turn
+     * up where a key belongs. */
     if (key->kind != PYPROF__M_TUPLE || key->len != 3)
         return bad(b, key, "function key is %s, not a (file, line, name) tuple",
                    key->kind == PYPROF__M_TUPLE ? "a tuple of another size"
                                                 : pyprof__marshal_kind_name(key->kind));
+    if (key->memo) {
+        *out = key->memo - 1;
+        return 0;
+    }
     const pyprof__mobj *fo = obj(b, kid(b, key, 0));
     const pyprof__mobj *lo = obj(b, kid(b, key, 1));
     const pyprof__mobj *no = obj(b, kid(b, key, 2));

@@ -171,3 +171,39 @@ cc_print_notes(const pyprof_notes *notes, bool quiet)
     for (size_t i = 0; i < pyprof_notes_count(notes); i++)
         cli_warnf("%s", pyprof_notes_at(notes, i));
 }
+
+int
+cc_write_profile(pyprof_profile *p, const char *output, const char *type, pyprof_write_options *wo,
+                 bool quiet)
+{
+    pyprof_error err = PYPROF_ERROR_INIT;
+    pyprof_notes *notes = NULL;
+    pyprof_output *out = NULL;
+    int status = CLI_EXIT_DATA;
+    if (pyprof_notes_new(&notes) < 0) {
+        cli_errorf("out of memory");
+        return status;
+    }
+    wo->notes = notes;
+    if (pyprof_output_open_file(&out, output, &err) < 0) {
+        cli_error(&err);
+        goto done;
+    }
+    if (pyprof_profile_write(p, out, type, wo, &err) < 0) {
+        if (!err.source[0])
+            snprintf(err.source, sizeof(err.source), "%s", output);
+        cli_error(&err);
+        pyprof_output_abort(out);
+        goto done;
+    }
+    if (pyprof_output_commit(out, &err) < 0) {
+        cli_error(&err);
+        goto done;
+    }
+    cc_print_notes(notes, quiet);
+    status = CLI_EXIT_OK;
+done:
+    wo->notes = NULL;
+    pyprof_notes_free(notes);
+    return status;
+}

@@ -39,6 +39,14 @@ int cc_load_merged(pyprof_profile **out, char *const *paths, size_t n, const cha
                    int (*each)(void *ctx, pyprof_profile *in, const char *path, pyprof_error *err),
                    void *ctx);
 
+/*
+ * Write `p` as `type` to `output` atomically, with `wo` (its notes field is
+ * filled here), then print the conversion notes unless `quiet`.  Prints its
+ * own error; returns an exit code.
+ */
+int cc_write_profile(pyprof_profile *p, const char *output, const char *type,
+                     pyprof_write_options *wo, bool quiet);
+
 /* Print every note as "TOOL: warning: NOTE" unless `quiet`. */
 void cc_print_notes(const pyprof_notes *notes, bool quiet);
 

@@ -127,36 +127,9 @@ main(int argc, char **argv)
         return status;
     }
 
-    pyprof_error err = PYPROF_ERROR_INIT;
-    pyprof_notes *notes = NULL;
-    pyprof_output *out = NULL;
     pyprof_write_options wo = PYPROF_WRITE_OPTIONS_INIT;
-    status = CLI_EXIT_DATA;
-    if (pyprof_notes_new(&notes) < 0) {
-        cli_errorf("out of memory");
-        goto done;
-    }
-    wo.notes = notes;
     wo.name = name;
-    if (pyprof_output_open_file(&out, output, &err) < 0) {
-        cli_error(&err);
-        goto done;
-    }
-    if (pyprof_profile_write(p, out, type, &wo, &err) < 0) {
-        if (!err.source[0])
-            snprintf(err.source, sizeof(err.source), "%s", output);
-        cli_error(&err);
-        pyprof_output_abort(out);
-        goto done;
-    }
-    if (pyprof_output_commit(out, &err) < 0) {
-        cli_error(&err);
-        goto done;
-    }
-    cc_print_notes(notes, quiet);
-    status = CLI_EXIT_OK;
-done:
-    pyprof_notes_free(notes);
+    status = cc_write_profile(p, output, type, &wo, quiet);
     pyprof_profile_free(p);
     cc_list_free(&inputs);
     return status;

@@ -187,23 +187,19 @@ main(int argc, char **argv)
         return CLI_EXIT_DATA;
     }
     pyprof_profile *p = NULL;
-    pyprof_notes *notes = NULL;
     int status =
         cc_load_merged(&p, inputs.items, inputs.n, format, true, ranks ? add_rank : NULL, &rc);
     if (status != CLI_EXIT_OK)
         goto done;
 
     if (output) {
-        pyprof_error err = PYPROF_ERROR_INIT;
         pyprof_write_options wo = PYPROF_WRITE_OPTIONS_INIT;
-        pyprof_output *out;
         const pyprof_source *src = pyprof_profile_source(p, 0);
         const char *kind = pyprof_profile_string(p, src->format);
         if (type)
             type = pyprof_writer_canonical(type);
         else if (!(type = pyprof_writer_from_path(output)))
             type = pyprof_writer_canonical(kind);
-        status = CLI_EXIT_DATA;
         if (!type) {
             cli_errorf("%s: cannot write merged %s profiles in their own format; choose an "
                        "output type with -t (json, csv, ...)",
@@ -211,33 +207,12 @@ main(int argc, char **argv)
             status = CLI_EXIT_USAGE;
             goto done;
         }
-        if (pyprof_notes_new(&notes) < 0) {
-            cli_errorf("out of memory");
+        if ((status = cc_write_profile(p, output, type, &wo, quiet)) != CLI_EXIT_OK)
             goto done;
-        }
-        wo.notes = notes;
-        if (pyprof_output_open_file(&out, output, &err) < 0) {
-            cli_error(&err);
-            goto done;
-        }
-        if (pyprof_profile_write(p, out, type, &wo, &err) < 0) {
-            if (!err.source[0])
-                snprintf(err.source, sizeof(err.source), "%s", output);
-            cli_error(&err);
-            pyprof_output_abort(out);
-            goto done;
-        }
-        if (pyprof_output_commit(out, &err) < 0) {
-            cli_error(&err);
-            goto done;
-        }
-        cc_print_notes(notes, quiet);
-        status = CLI_EXIT_OK;
     }
     if (ranks)
         status = write_ranks(rc.ranks, ranks_output, ranks_type, limit);
 done:
-    pyprof_notes_free(notes);
     pyprof_ranks_free(rc.ranks);
     pyprof_profile_free(p);
     cc_list_free(&inputs);

@@ -1,0 +1,190 @@
+/*
+ * stats_export.c - the pstats table as data: JSON or CSV with stable field
+ * names (documented in stats.h and pyprof-stats(1)).  The rows are exactly
+ * those print_stats would list for the same restrictions, in the same
+ * order.  Numbers use the shortest text that reads back to the same double,
+ * in the C locale; JSON has no NaN or infinity, so those become null.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "stats_int.h"
+
+static void
+put_num(pyprof_output *out, double x)
+{
+    char buf[40];
+    if (!isfinite(x)) {
+        pyprof_output_puts(out, "null");
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        pyprof__snprintf_c(buf, sizeof buf, "%.*g", prec, x);
+        if (pyprof__strtod_c(buf, NULL) == x)
+            break;
+    }
+    pyprof_output_puts(out, buf);
+}
+
+static void
+put_json_str(pyprof_output *out, const char *s)
+{
+    pyprof_output_puts(out, "\"");
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        pyprof_output_write(out, run, (size_t)(s - run));
+        if (c == '"' || c == '\\')
+            pyprof_output_printf(out, "\\%c", c);
+        else if (c == '\n')
+            pyprof_output_puts(out, "\\n");
+        else if (c == '\t')
+            pyprof_output_puts(out, "\\t");
+        else
+            pyprof_output_printf(out, "\\u%04x", c);
+        run = s + 1;
+    }
+    pyprof_output_write(out, run, (size_t)(s - run));
+    pyprof_output_puts(out, "\"");
+}
+
+static void
+put_csv_str(pyprof_output *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        pyprof_output_puts(out, s);
+        return;
+    }
+    pyprof_output_puts(out, "\"");
+    for (; *s; s++) {
+        if (*s == '"')
+            pyprof_output_puts(out, "\"");
+        pyprof_output_write(out, s, 1);
+    }
+    pyprof_output_puts(out, "\"");
+}
+
+static void
+json_edges(pyprof_stats *st, pyprof_output *out, pyprof_id f, bool callers)
+{
+    pyprof_profile *p = st->p;
+    const pyprof_id *edges;
+    size_t ne = 0;
+    if ((callers ? pyprof_profile_callers(p, f, &edges, &ne)
+                 : pyprof_profile_callees(p, f, &edges, &ne)) < 0)
+        ne = 0;
+    pyprof_output_puts(out, callers ? ", \"callers\": [" : ", \"callees\": [");
+    for (size_t k = 0; k < ne; k++) {
+        const pyprof_edge *e = pyprof_profile_edge(p, edges[k]);
+        pyprof_id partner = callers ? e->caller : e->callee;
+        pyprof_output_puts(out, k ? ", {\"label\": " : "{\"label\": ");
+        const char *label = pyprof__stats_label(st, partner);
+        put_json_str(out, label ? label : "");
+        pyprof_output_printf(out, ", \"ncalls\": %lld", (long long)e->counts.ncalls);
+        if (!(e->flags & PYPROF_EDGE_COUNT_ONLY)) {
+            pyprof_output_printf(
+                out, ", \"primcalls\": %lld, \"tottime\": ", (long long)e->counts.primcalls);
+            put_num(out, e->counts.tottime);
+            pyprof_output_puts(out, ", \"cumtime\": ");
+            put_num(out, e->counts.cumtime);
+        }
+        pyprof_output_puts(out, "}");
+    }
+    pyprof_output_puts(out, "]");
+}
+
+int
+pyprof_stats_export(pyprof_stats *st, pyprof_output *out, int format, int with_edges,
+                    const pyprof_stats_restriction *restr, size_t n, pyprof_error *err)
+{
+    pyprof_profile *p = st->p;
+    pyprof__sbuf msg = {0};
+    pyprof_id *ids;
+    size_t count;
+    if (format != PYPROF_STATS_JSON && format != PYPROF_STATS_CSV)
+        return pyprof_error_set(err, PYPROF_EINVAL, NULL, NULL, -1, 0, "unknown export format");
+    int rc = pyprof__stats_select(st, restr, n, &ids, &count, &msg, err);
+    pyprof__sbuf_free(&msg);
+    if (rc < 0)
+        return rc;
+
+    bool json = format == PYPROF_STATS_JSON;
+    if (json) {
+        pyprof_output_puts(out, "{\"files\": [");
+        for (size_t i = 0; i < pyprof_profile_source_count(p); i++) {
+            if (i)
+                pyprof_output_puts(out, ", ");
+            put_json_str(out, pyprof_profile_string(p, pyprof_profile_source(p, i)->name));
+        }
+        pyprof_output_printf(out, "], \"total_calls\": %lld, \"primitive_calls\": %lld",
+                             (long long)st->totals.ncalls, (long long)st->totals.primcalls);
+        pyprof_output_puts(out, ", \"total_time\": ");
+        put_num(out, st->totals.tottime);
+        pyprof_output_puts(out, ", \"order\": ");
+        if (st->sorted)
+            put_json_str(out, st->sort_desc);
+        else
+            pyprof_output_puts(out, "null");
+        pyprof_output_puts(out, ", \"rows\": [");
+    } else {
+        pyprof_output_puts(out, "file,line,function,label,ncalls,primcalls,tottime,"
+                                "tottime_percall,cumtime,cumtime_percall\r\n");
+    }
+    for (size_t i = 0; i < count; i++) {
+        const pyprof_func *f = pyprof_profile_func(p, ids[i]);
+        const pyprof_counts *c = &f->counts;
+        const char *label = pyprof__stats_label(st, ids[i]);
+        if (!label) {
+            pyprof__free(ids);
+            return pyprof_error_set(err, PYPROF_ENOMEM, NULL, NULL, -1, 0, "out of memory");
+        }
+        if (json) {
+            pyprof_output_puts(out, i ? ",\n  {\"file\": " : "\n  {\"file\": ");
+            put_json_str(out, pyprof_profile_string(p, f->file));
+            pyprof_output_printf(out, ", \"line\": %lld, \"function\": ", (long long)f->line);
+            put_json_str(out, pyprof_profile_string(p, f->name));
+            pyprof_output_puts(out, ", \"label\": ");
+            put_json_str(out, label);
+            pyprof_output_printf(out, ", \"ncalls\": %lld, \"primcalls\": %lld, \"tottime\": ",
+                                 (long long)c->ncalls, (long long)c->primcalls);
+        } else {
+            put_csv_str(out, pyprof_profile_string(p, f->file));
+            pyprof_output_printf(out, ",%lld,", (long long)f->line);
+            put_csv_str(out, pyprof_profile_string(p, f->name));
+            pyprof_output_puts(out, ",");
+            put_csv_str(out, label);
+            pyprof_output_printf(out, ",%lld,%lld,", (long long)c->ncalls, (long long)c->primcalls);
+        }
+        const char *sep = json ? ", \"tottime_percall\": " : ",";
+        put_num(out, c->tottime);
+        pyprof_output_puts(out, sep);
+        if (c->ncalls)
+            put_num(out, c->tottime / (double)c->ncalls);
+        else if (json)
+            pyprof_output_puts(out, "null");
+        pyprof_output_puts(out, json ? ", \"cumtime\": " : ",");
+        put_num(out, c->cumtime);
+        pyprof_output_puts(out, json ? ", \"cumtime_percall\": " : ",");
+        if (c->primcalls)
+            put_num(out, c->cumtime / (double)c->primcalls);
+        else if (json)
+            pyprof_output_puts(out, "null");
+        if (json) {
+            if (with_edges) {
+                json_edges(st, out, ids[i], true);
+                json_edges(st, out, ids[i], false);
+            }
+            pyprof_output_puts(out, "}");
+        } else {
+            pyprof_output_puts(out, "\r\n");
+        }
+    }
+    if (json)
+        pyprof_output_puts(out, count ? "\n]}\n" : "]}\n");
+    pyprof__free(ids);
+    return pyprof_output_status(out, err);
+}
