@@ -512,8 +512,8 @@ build(builder *b)
 static int
 scan_string(builder *b, pyprof__pscan *s, uint32_t off, uint32_t ref, pyprof_id *out)
 {
-    if (ref && s->refs[ref - 1].aux) {
-        *out = s->refs[ref - 1].aux - 1;
+    if (ref && s->ref_memo[ref - 1]) {
+        *out = s->ref_memo[ref - 1] - 1;
         return 0;
     }
     size_t len;
@@ -522,7 +522,7 @@ scan_string(builder *b, pyprof__pscan *s, uint32_t off, uint32_t ref, pyprof_id 
     if (rc < 0)
         return oom_at(b, off, rc);
     if (ref)
-        s->refs[ref - 1].aux = *out + 1;
+        s->ref_memo[ref - 1] = *out + 1;
     return 0;
 }
 
@@ -598,7 +598,8 @@ build_scanned(builder *b, pyprof__pscan *s)
     int rc;
     b->value_of = pyprof__malloc(s->nentries * sizeof(uint32_t));
     s->key_memo = pyprof__calloc(s->nkeys, sizeof(uint32_t));
-    if (!b->value_of || !s->key_memo)
+    s->ref_memo = pyprof__calloc(s->nrefs, sizeof(uint32_t));
+    if (!b->value_of || !s->key_memo || !s->ref_memo)
         return oom_at(b, 0, PYPROF_ENOMEM);
     if ((rc = pyprof_profile_reserve(b->p, s->nentries, s->nedges)) < 0)
         return oom_at(b, 0, rc);

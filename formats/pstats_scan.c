@@ -230,6 +230,21 @@ key(scanner *c, uint32_t *out)
     k.line = (int32_t)get_u32(s->buf + loff + 1);
     if (!string(c, &k.name, &k.name_ref))
         return false;
+    /* Callers' keys are new tuples of shared strings (cProfile makes one
+     * per edge): one with the same file and name objects and line as the
+     * last key named by that name object is the same function, so it gets
+     * the same key.  That spares the model a lookup per edge, and the scan
+     * a key record. */
+    uint32_t *last = k.name_ref ? &s->refs[k.name_ref - 1].aux : NULL;
+    if (last && *last && k.file_ref) {
+        const pyprof__pscan_key *prev = &s->keys[*last - 1];
+        if (prev->file_ref == k.file_ref && prev->name_ref == k.name_ref && prev->line == k.line) {
+            *out = *last - 1;
+            if (ref)
+                s->refs[ref - 1].aux = *out + 1;
+            return true;
+        }
+    }
     if (s->nkeys == s->keys_cap && PYPROF_GROW(s->keys, s->keys_cap, s->nkeys + 1) < 0)
         return out_of_memory(c);
     if (s->nkeys >= UINT32_MAX - 1)
@@ -238,6 +253,8 @@ key(scanner *c, uint32_t *out)
     *out = (uint32_t)s->nkeys++;
     if (ref)
         s->refs[ref - 1].aux = *out + 1;
+    if (last)
+        *last = *out + 1;
     return true;
 }
 
@@ -367,6 +384,7 @@ pyprof__pscan_free(pyprof__pscan *s)
     pyprof__free(s->entries);
     pyprof__free(s->edges);
     pyprof__free(s->key_memo);
+    pyprof__free(s->ref_memo);
     memset(s, 0, sizeof *s);
 }
 

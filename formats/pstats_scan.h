@@ -24,8 +24,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* A FLAG_REF slot: the offset of the object's type byte, and a word for the
- * consumer (a key tuple's key index + 1; a string's interned id + 1). */
+/* A FLAG_REF slot: the offset of the object's type byte, and a word the
+ * scan uses: for a key tuple, its key index + 1; for a string, the index + 1
+ * of the last key whose name it was (see key() in pstats_scan.c). */
 typedef struct pyprof__pscan_ref {
     uint32_t off;
     uint32_t aux;
@@ -63,8 +64,9 @@ typedef struct pyprof__pscan {
     pyprof__pscan_key *keys;
     size_t nkeys, keys_cap;
     /* free for the consumer: per key, its function id + 1 (apart from the
-     * keys, as a dense array of them stays in cache) */
-    uint32_t *key_memo;
+     * keys, as a dense array of them stays in cache), and per FLAG_REF slot
+     * (strings): its interned id + 1 */
+    uint32_t *key_memo, *ref_memo;
     pyprof__pscan_entry *entries;
     size_t nentries, entries_cap;
     pyprof__pscan_edge *edges;
