@@ -552,7 +552,7 @@ scan_count(const pyprof__pscan *s, size_t *pos)
 {
     int64_t i = 0;
     double d;
-    (void)pyprof__pscan_number(s, pyprof__pscan_elem(s, pos), &i, &d);
+    (void)pyprof__pscan_number(s, pos, &i, &d);
     return i;
 }
 
@@ -561,7 +561,7 @@ scan_time(builder *b, const pyprof__pscan *s, size_t *pos)
 {
     int64_t i;
     double d = 0.0;
-    if (pyprof__pscan_number(s, pyprof__pscan_elem(s, pos), &i, &d))
+    if (pyprof__pscan_number(s, pos, &i, &d))
         return (double)i;
     b->seen_float_time = true;
     return d;
@@ -577,7 +577,7 @@ scan_edge(builder *b, pyprof__pscan *s, pyprof_id callee, const pyprof__pscan_ed
     pyprof_counts c = {0, 0, 0.0, 0.0};
     uint32_t flags = 0;
     size_t pos = se->value;
-    if ((s->buf[pos] & 0x7F) == 'i') {
+    if (pyprof__pscan_code(s, pos) == 'i') {
         c.ncalls = scan_count(s, &pos);
         c.primcalls = c.ncalls;
         flags = PYPROF_EDGE_COUNT_ONLY;
@@ -589,7 +589,7 @@ scan_edge(builder *b, pyprof__pscan *s, pyprof_id callee, const pyprof__pscan_ed
         c.tottime = scan_time(b, s, &pos);
         c.cumtime = scan_time(b, s, &pos);
     }
-    return set_edge(b, caller, callee, &c, flags, se->value);
+    return set_edge(b, caller, callee, &c, flags, (uint32_t)pyprof__pscan_resolve(s, se->value));
 }
 
 static int

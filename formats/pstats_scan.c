@@ -80,9 +80,23 @@ is_string_code(const scanner *c, unsigned char code)
     }
 }
 
+/* Room for `need` FLAG_REF slots in each of the parallel arrays (they grow
+ * alike from the same capacity). */
+static bool
+grow_refs(scanner *c, size_t need)
+{
+    pyprof__pscan *s = c->s;
+    size_t c1 = s->refs_cap, c2 = c1, c3 = c1, c4 = c1;
+    if (PYPROF_GROW(s->ref_off, c1, need) < 0 || PYPROF_GROW(s->ref_aux, c2, need) < 0 ||
+        PYPROF_GROW(s->ref_num, c3, need) < 0 || PYPROF_GROW(s->ref_code, c4, need) < 0)
+        return out_of_memory(c);
+    s->refs_cap = c1;
+    return true;
+}
+
 /*
- * The next object's type byte.  A back-reference is followed: *off is the
- * object it names, *ref its slot + 1, and *fresh false.  A new object gets
+ * The next object's type byte.  A back-reference is followed: *code is the
+ * code of the object it names, *ref its slot + 1, and *fresh false.  A new object gets
  * its FLAG_REF slot here (*ref = slot + 1, else 0) and *fresh true: its
  * body, if any, is the caller's to read.
  */
@@ -98,9 +112,9 @@ next(scanner *c, uint32_t *off, unsigned char *code, uint32_t *ref, bool *fresh)
             return false;
         uint32_t idx = get_u32(s->buf + c->pos + 1);
         if (idx >= s->nrefs)
-            return false; /* also a negative index */
-        *off = s->refs[idx].off;
-        *code = s->refs[idx].code;
+            return false;  /* also a negative index */
+        *off = UINT32_MAX; /* not looked up: string() does, if it needs it */
+        *code = s->ref_code[idx];
         *ref = idx + 1;
         *fresh = false;
         c->pos += 5;
@@ -115,10 +129,13 @@ next(scanner *c, uint32_t *off, unsigned char *code, uint32_t *ref, bool *fresh)
         if (*code == 'r')
             return false;
         c->flag_ref_seen = true;
-        if (s->nrefs == s->refs_cap && PYPROF_GROW(s->refs, s->refs_cap, s->nrefs + 1) < 0)
-            return out_of_memory(c);
-        s->refs[s->nrefs++] = (pyprof__pscan_ref){*off, 0, *code};
-        *ref = (uint32_t)s->nrefs;
+        if (s->nrefs == s->refs_cap && !grow_refs(c, s->nrefs + 1))
+            return false;
+        s->ref_off[s->nrefs] = *off;
+        s->ref_aux[s->nrefs] = 0;
+        s->ref_num[s->nrefs] = 0;
+        s->ref_code[s->nrefs] = *code;
+        *ref = (uint32_t)++s->nrefs;
     }
     return true;
 }
@@ -155,6 +172,8 @@ string(scanner *c, uint32_t *off, uint32_t *ref)
     bool fresh;
     if (!next(c, off, &code, ref, &fresh) || !is_string_code(c, code))
         return false;
+    if (!fresh)
+        *off = c->s->ref_off[*ref - 1];
     return !fresh || string_body(c, code);
 }
 
@@ -173,6 +192,15 @@ number(scanner *c, bool float_ok)
     if (fresh) {
         if (left(c) < body)
             return false;
+        if (ref) { /* kept, so that references cost no look in the buffer */
+            size_t at = off;
+            int64_t i;
+            double d;
+            if (pyprof__pscan_number(c->s, &at, &i, &d))
+                c->s->ref_num[ref - 1] = (uint64_t)i;
+            else
+                memcpy(&c->s->ref_num[ref - 1], &d, sizeof d);
+        }
         c->pos += body;
     }
     return true;
@@ -209,25 +237,21 @@ key(scanner *c, uint32_t *out)
     if (!next(c, &off, &code, &ref, &fresh))
         return false;
     if (!fresh) {
-        /* aux is a key index only on tuples: the consumer keeps string ids
-         * in it too, though not while the scan runs */
-        if ((code != '(' && code != ')') || s->refs[ref - 1].aux == 0)
+        /* aux is a key index only on tuples (strings keep their last key
+         * there) */
+        if ((code != '(' && code != ')') || s->ref_aux[ref - 1] == 0)
             return false; /* not a key tuple, or one still being read */
-        *out = s->refs[ref - 1].aux - 1;
+        *out = s->ref_aux[ref - 1] - 1;
         return true;
     }
     pyprof__pscan_key k = {.pos = off};
-    uint32_t loff, lref;
-    bool lfresh;
-    if (!tuple_header(c, code, 3) || !string(c, &k.file, &k.file_ref) ||
-        !next(c, &loff, &code, &lref, &lfresh) || code != 'i')
+    if (!tuple_header(c, code, 3) || !string(c, &k.file, &k.file_ref))
         return false;
-    if (lfresh) {
-        if (left(c) < 4)
-            return false;
-        c->pos += 4;
-    }
-    k.line = (int32_t)get_u32(s->buf + loff + 1);
+    size_t lpos = c->pos;
+    double unused;
+    if (!number(c, false))
+        return false;
+    (void)pyprof__pscan_number(s, &lpos, &k.line, &unused);
     if (!string(c, &k.name, &k.name_ref))
         return false;
     /* Callers' keys are new tuples of shared strings (cProfile makes one
@@ -235,13 +259,13 @@ key(scanner *c, uint32_t *out)
      * last key named by that name object is the same function, so it gets
      * the same key.  That spares the model a lookup per edge, and the scan
      * a key record. */
-    uint32_t *last = k.name_ref ? &s->refs[k.name_ref - 1].aux : NULL;
+    uint32_t *last = k.name_ref ? &s->ref_aux[k.name_ref - 1] : NULL;
     if (last && *last && k.file_ref) {
         const pyprof__pscan_key *prev = &s->keys[*last - 1];
         if (prev->file_ref == k.file_ref && prev->name_ref == k.name_ref && prev->line == k.line) {
             *out = *last - 1;
             if (ref)
-                s->refs[ref - 1].aux = *out + 1;
+                s->ref_aux[ref - 1] = *out + 1;
             return true;
         }
     }
@@ -252,7 +276,7 @@ key(scanner *c, uint32_t *out)
     s->keys[s->nkeys] = k;
     *out = (uint32_t)s->nkeys++;
     if (ref)
-        s->refs[ref - 1].aux = *out + 1;
+        s->ref_aux[ref - 1] = *out + 1;
     if (last)
         *last = *out + 1;
     return true;
@@ -290,11 +314,13 @@ caller_value(scanner *c, uint32_t *out)
     bool fresh;
     if (!next(c, &off, &code, &ref, &fresh))
         return false;
-    *out = off;
+    *out = (uint32_t)(fresh ? off : c->pos - 5); /* where pyprof__pscan_number starts */
     if (code == 'i') {
         if (fresh) {
             if (left(c) < 4)
                 return false;
+            if (ref)
+                c->s->ref_num[ref - 1] = (uint64_t)(int64_t)(int32_t)get_u32(c->s->buf + c->pos);
             c->pos += 4;
         }
         return true;
@@ -342,7 +368,7 @@ scan(scanner *c)
     /* pstats files take ~45 bytes per edge and ~280 per function: hints
      * that make regrowth rare */
     if (PYPROF_GROW(s->edges, s->edges_cap, s->size / 48 + 16) < 0 ||
-        PYPROF_GROW(s->refs, s->refs_cap, s->size / 64 + 16) < 0)
+        !grow_refs(c, s->size / 256 + 16))
         return out_of_memory(c);
     bool end;
     if (!dict_open(c) || !dict_end(c, &end) || end)
@@ -379,33 +405,16 @@ pyprof__pscan_run(pyprof__pscan *s, const unsigned char *buf, size_t size, uint3
 void
 pyprof__pscan_free(pyprof__pscan *s)
 {
-    pyprof__free(s->refs);
+    pyprof__free(s->ref_off);
+    pyprof__free(s->ref_aux);
+    pyprof__free(s->ref_num);
+    pyprof__free(s->ref_code);
     pyprof__free(s->keys);
     pyprof__free(s->entries);
     pyprof__free(s->edges);
     pyprof__free(s->key_memo);
     pyprof__free(s->ref_memo);
     memset(s, 0, sizeof *s);
-}
-
-size_t
-pyprof__pscan_tuple(const pyprof__pscan *s, size_t pos)
-{
-    return pos + ((s->buf[pos] & 0x7F) == ')' ? 2 : 5);
-}
-
-uint32_t
-pyprof__pscan_elem(const pyprof__pscan *s, size_t *pos)
-{
-    unsigned char byte = s->buf[*pos];
-    if (byte == 'r') {
-        uint32_t idx = get_u32(s->buf + *pos + 1);
-        *pos += 5;
-        return s->refs[idx].off;
-    }
-    uint32_t off = (uint32_t)*pos;
-    *pos += (byte & 0x7F) == 'i' ? 5 : 9;
-    return off;
 }
 
 const char *

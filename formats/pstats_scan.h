@@ -24,15 +24,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* A FLAG_REF slot: the offset of the object's type byte, and a word the
- * scan uses: for a key tuple, its key index + 1; for a string, the index + 1
- * of the last key whose name it was (see key() in pstats_scan.c). */
-typedef struct pyprof__pscan_ref {
-    uint32_t off;
-    uint32_t aux;
-    unsigned char code; /* the type code, without FLAG_REF: saves a look at off */
-} pyprof__pscan_ref;
-
 /* A (file, line, name) key object.  Strings are given by the offset of their
  * type byte and their FLAG_REF slot + 1 (0 if they have none), which the
  * consumer uses to intern each string object once. */
@@ -59,7 +50,12 @@ typedef struct pyprof__pscan_edge {
 typedef struct pyprof__pscan {
     const unsigned char *buf;
     size_t size;
-    pyprof__pscan_ref *refs;
+    /* FLAG_REF slots, as parallel arrays: a look-up touches only what it
+     * needs, and the code array (1 byte a slot) stays in cache */
+    uint32_t *ref_off;       /* offset of the object's type byte */
+    uint32_t *ref_aux;       /* tuples: key index + 1; strings: see key() */
+    uint64_t *ref_num;       /* numbers: the value (an int64, or a double's bits) */
+    unsigned char *ref_code; /* the type code, without FLAG_REF */
     size_t nrefs, refs_cap;
     pyprof__pscan_key *keys;
     size_t nkeys, keys_cap;
@@ -89,28 +85,63 @@ void pyprof__pscan_free(pyprof__pscan *s);
  * paths can be compared on the same input.  Returns the previous setting. */
 bool pyprof__pscan_enable(bool on);
 
-/* Decoding what the scan validated.  `pos` walks the elements of a tuple:
- * pyprof__pscan_tuple skips a tuple's header, pyprof__pscan_elem returns
- * the offset of the next element (following a back-reference) and steps
- * over it (elements read this way are scalars). */
-size_t pyprof__pscan_tuple(const pyprof__pscan *s, size_t pos);
-uint32_t pyprof__pscan_elem(const pyprof__pscan *s, size_t *pos);
+/* Decoding what the scan validated, at a position in the stream where an
+ * object or a back-reference to one starts. */
 
-/* The scalar at `off`: an int (true, *i) or a binary float (false, *d). */
-static inline bool
-pyprof__pscan_number(const pyprof__pscan *s, uint32_t off, int64_t *i, double *d)
+static inline uint32_t
+pyprof__pscan_u32(const unsigned char *b)
 {
-    const unsigned char *b = s->buf + off + 1;
-    if ((s->buf[off] & 0x7F) == 'i') {
-        uint32_t u =
-            (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-        *i = (int32_t)u;
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* The type code of the object at pos (followed if a back-reference). */
+static inline unsigned char
+pyprof__pscan_code(const pyprof__pscan *s, size_t pos)
+{
+    const unsigned char *b = s->buf + pos;
+    return b[0] == 'r' ? s->ref_code[pyprof__pscan_u32(b + 1)] : b[0] & 0x7F;
+}
+
+/* Where the object at pos really is (a back-reference names an earlier one). */
+static inline size_t
+pyprof__pscan_resolve(const pyprof__pscan *s, size_t pos)
+{
+    const unsigned char *b = s->buf + pos;
+    return b[0] == 'r' ? s->ref_off[pyprof__pscan_u32(b + 1)] : pos;
+}
+
+/* Step over the header of the tuple at pos. */
+static inline size_t
+pyprof__pscan_tuple(const pyprof__pscan *s, size_t pos)
+{
+    return pos + ((s->buf[pos] & 0x7F) == ')' ? 2 : 5);
+}
+
+/* The number at *pos, which is stepped over: an int (true, *i) or a binary
+ * float (false, *d). */
+static inline bool
+pyprof__pscan_number(const pyprof__pscan *s, size_t *pos, int64_t *i, double *d)
+{
+    const unsigned char *b = s->buf + *pos;
+    unsigned char code;
+    uint64_t bits;
+    if (b[0] == 'r') {
+        uint32_t idx = pyprof__pscan_u32(b + 1);
+        code = s->ref_code[idx];
+        bits = s->ref_num[idx];
+        *pos += 5;
+    } else if ((code = b[0] & 0x7F) == 'i') {
+        bits = (uint64_t)(int64_t)(int32_t)pyprof__pscan_u32(b + 1);
+        *pos += 5;
+    } else {
+        bits = (uint64_t)pyprof__pscan_u32(b + 1) | (uint64_t)pyprof__pscan_u32(b + 5) << 32;
+        *pos += 9;
+    }
+    if (code == 'i') {
+        *i = (int64_t)bits;
         return true;
     }
-    uint64_t u = 0;
-    for (int k = 7; k >= 0; k--)
-        u = u << 8 | b[k];
-    memcpy(d, &u, sizeof *d);
+    memcpy(d, &bits, sizeof *d);
     return false;
 }
 
