@@ -743,8 +743,10 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
                       : PYPROF__M_STR;
         if ((rc = read_string(r, o, code)) < 0)
             return rc;
-        if (code == 't' && d->dialect == PYPROF__MDIALECT_PY2)
+        if (code == 't' && d->dialect == PYPROF__MDIALECT_PY2) {
+            d->py2_interned_seen = true;
             return push_u32(r, &r->interned, &r->ninterned, &r->interned_cap, self);
+        }
         return 0;
     case '(':
     case ')':

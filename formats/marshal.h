@@ -101,6 +101,7 @@ typedef struct pyprof__marshal_doc {
     size_t end;               /* offset just past the top-level object */
     pyprof__mdialect dialect; /* as decided while reading */
     bool flag_ref_seen;       /* some type byte had FLAG_REF */
+    bool py2_interned_seen;   /* a Python 2 stream used 't' (marshal version 1 or 2) */
     uint8_t code_layout;      /* layout of the first code object, 0 if none */
     uint32_t top;             /* index of the top-level object */
     /* the error of a failed load: status, offset in buf, reason */

@@ -439,6 +439,12 @@ note_producer(builder *b)
     if (b->doc.dialect == PYPROF__MDIALECT_PY2 &&
         (rc = pyprof_profile_meta_set(b->p, "python", "2")) < 0)
         return oom(b, NULL, rc);
+    /* A Python 2 stream without interned strings (marshal version 0) holds
+     * only 's' byte strings, which Python 3 loads as bytes: its pstats then
+     * prints keys as b'file':1(b'name'), and the view can do the same. */
+    if (b->doc.dialect == PYPROF__MDIALECT_PY2 && !b->doc.py2_interned_seen &&
+        (rc = pyprof_profile_meta_set(b->p, "key_strings", "bytes")) < 0)
+        return oom(b, NULL, rc);
     return 0;
 }
 

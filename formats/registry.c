@@ -157,6 +157,8 @@ pyprof_profile_read(pyprof_profile **out, pyprof_input *in, const pyprof_read_op
         opts = &def;
     if (opts->max_bytes)
         pyprof_input_set_max_bytes(in, opts->max_bytes);
+    if (opts->progress)
+        pyprof_input_set_progress(in, opts->progress, opts->progress_payload);
     if (opts->format) {
         f = lookup(opts->format);
         if (!f)

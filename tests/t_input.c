@@ -159,9 +159,60 @@ test_output(void)
            "unwritable directory is an error");
 }
 
+struct progress_seen {
+    int calls;
+    uint64_t last;
+    int64_t total;
+    int monotonic;
+};
+
+static void
+on_progress(void *payload, const char *name, uint64_t done, int64_t total)
+{
+    struct progress_seen *p = payload;
+    (void)name;
+    if (done < p->last)
+        p->monotonic = 0;
+    p->last = done;
+    p->total = total;
+    p->calls++;
+}
+
+/* The progress callback sees rising byte counts and the whole size at the
+ * end, through the read options as a tool sets them. */
+static void
+test_progress(void)
+{
+    char path[] = "/tmp/pyprof-progress-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i < 400000; i++)
+        fprintf(f, "a;b;frame_%d 1\n", i % 977);
+    fclose(f);
+    struct stat st;
+    stat(path, &st);
+
+    struct progress_seen seen = {0, 0, 0, 1};
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    ro.format = "collapsed";
+    ro.progress = on_progress;
+    ro.progress_payload = &seen;
+    pyprof_profile *p = NULL;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    TAP_OK(pyprof_profile_load(&p, path, &ro, &err) == 0, "read a %lld-byte file with progress",
+           (long long)st.st_size);
+    TAP_OK(seen.calls >= 2 && seen.monotonic, "progress reported %d times, rising", seen.calls);
+    TAP_OK(seen.last == (uint64_t)st.st_size && seen.total == (int64_t)st.st_size,
+           "last report is the whole file (%llu of %lld)", (unsigned long long)seen.last,
+           (long long)seen.total);
+    pyprof_profile_free(p);
+    unlink(path);
+}
+
 int
 main(void)
 {
+    test_progress();
     test_lines();
     test_zstd();
     test_files();

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -119,4 +121,57 @@ cli_type_from_path(const char *path)
             return strcmp(known[i], "gv") == 0 ? "dot" : known[i];
     }
     return NULL;
+}
+
+/* Inputs smaller than this read too fast for a progress bar to help. */
+#define PROGRESS_MIN_BYTES ((int64_t)64 << 20)
+
+static double
+now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+progress_line(void *payload, const char *name, uint64_t done, int64_t total)
+{
+    /* one input is read at a time: its start is remembered here */
+    static double start;
+    static uint64_t start_done;
+    static const char *started_for;
+    (void)payload;
+    if (total < PROGRESS_MIN_BYTES)
+        return; /* small, or a pipe of unknown size */
+    if (started_for != name) {
+        started_for = name;
+        start = now_seconds();
+        start_done = done;
+    }
+    if (done >= (uint64_t)total) {
+        fprintf(stderr, "\r\033[K"); /* done: leave no trace */
+        fflush(stderr);
+        started_for = NULL;
+        return;
+    }
+    double elapsed = now_seconds() - start;
+    double mib = (double)done / (1 << 20), total_mib = (double)total / (1 << 20);
+    fprintf(stderr, "\r\033[K%s: %s: %.0f of %.0f MiB (%.0f%%)", tool_name, name, mib, total_mib,
+            100.0 * mib / total_mib);
+    if (elapsed >= 0.25) { /* a rate over a shorter time means little */
+        double rate = (double)(done - start_done) / (1 << 20) / elapsed;
+        if (rate > 0)
+            fprintf(stderr, ", %.0f MiB/s, %.0f s left", rate, (total_mib - mib) / rate);
+    }
+    fflush(stderr);
+}
+
+void
+cli_read_progress(pyprof_read_options *ro)
+{
+    if (isatty(STDERR_FILENO)) {
+        ro->progress = progress_line;
+        ro->progress_payload = NULL;
+    }
 }

@@ -35,6 +35,13 @@ bool cli_same_file(const char *a, const char *b);
 /* If `output` is one of `inputs`, print an error and return false. */
 bool cli_output_is_safe(const char *output, char *const *inputs, int ninputs);
 
+/*
+ * Give `ro` the family's progress bar: when stderr is a terminal and an input
+ * is larger than 64 MiB, one line on stderr with bytes read, rate and time
+ * left, erased when the input is done.  Never when stderr is not a terminal.
+ */
+void cli_read_progress(pyprof_read_options *ro);
+
 /* Output type from the extension of `path` ("png", "svg", ...), or NULL. */
 const char *cli_type_from_path(const char *path);
 

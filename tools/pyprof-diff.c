@@ -44,6 +44,7 @@ static int
 load(pyprof_profile **p, const char *path, const char *format)
 {
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    cli_read_progress(&ro);
     pyprof_error err = PYPROF_ERROR_INIT;
     ro.format = format;
     if (pyprof_profile_load(p, path, &ro, &err) < 0) {

@@ -153,6 +153,7 @@ main(int argc, char **argv)
 {
     pyprof_dot_options o = PYPROF_DOT_OPTIONS_INIT;
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    cli_read_progress(&ro);
     const char *output = "-", *type = NULL;
     const char **paths = NULL;
     size_t nlabels = 0;

@@ -147,6 +147,7 @@ static int
 load(pyprof_profile **out, const char *path, const char *format)
 {
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    cli_read_progress(&ro);
     pyprof_error err = PYPROF_ERROR_INIT;
     ro.format = format;
     if (pyprof_profile_load(out, path, &ro, &err) < 0) {

@@ -82,6 +82,7 @@ main(int argc, char **argv)
 {
     pyprof_lines_options lo = PYPROF_LINES_OPTIONS_INIT;
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    cli_read_progress(&ro);
     const char *output = NULL, *type = NULL;
     const char **roots = NULL;
     size_t nroots = 0, nexplicit = 0;

@@ -169,6 +169,7 @@ static int
 load_all(pyprof_profile **out, const char **paths, size_t n, const char *format)
 {
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    cli_read_progress(&ro);
     pyprof_error err = PYPROF_ERROR_INIT;
     ro.format = format;
     *out = NULL;
@@ -438,6 +439,7 @@ cmd_report(const opts *o, int argc, char **argv)
     if (argc != 1)
         cli_usage_fail("report takes one FILE (a saved @profile report)");
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    cli_read_progress(&ro);
     ro.format = o->format ? o->format : "memreport";
     pyprof_error err = PYPROF_ERROR_INIT;
     pyprof_profile *p;

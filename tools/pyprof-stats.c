@@ -287,6 +287,7 @@ main(int argc, char **argv)
     int export = EXPORT_NONE, opt;
 
     cli_init("pyprof-stats");
+    cli_read_progress(&s.opts);
     opterr = 0; /* our own message, without libtool's path in it */
     int cmd_at = first_command(argc, argv);
     while ((opt = getopt_long(cmd_at, argv, ":f:o:T:h", longopts, NULL)) != -1) {

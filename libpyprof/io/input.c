@@ -58,7 +58,31 @@ struct pyprof_input {
     uint64_t decoded; /* decoded bytes produced in all */
     uint64_t line;
     uint64_t max_bytes;
+
+    pyprof_progress_fn progress;
+    void *progress_payload;
+    uint64_t progress_next; /* raw_total at which to report next */
 };
+
+#define PROGRESS_STEP ((uint64_t)4 << 20)
+
+/* Report progress when another step of raw bytes is in, or at the end. */
+static void
+note_progress(pyprof_input *in, bool at_end)
+{
+    if (!in->progress || (!at_end && in->raw_total < in->progress_next))
+        return;
+    in->progress(in->progress_payload, in->name, in->raw_total, in->fsize);
+    in->progress_next = at_end ? UINT64_MAX : in->raw_total + PROGRESS_STEP;
+}
+
+void
+pyprof_input_set_progress(pyprof_input *in, pyprof_progress_fn fn, void *payload)
+{
+    in->progress = fn;
+    in->progress_payload = payload;
+    in->progress_next = PROGRESS_STEP;
+}
 
 static int
 os_error(pyprof_input *in, pyprof_error *err, int e, const char *what)
@@ -106,6 +130,7 @@ raw_fill(pyprof_input *in, pyprof_error *err)
     in->raw_total += got;
     if (got == 0)
         in->raw_eof = true;
+    note_progress(in, got == 0);
     return 0;
 }
 
@@ -326,6 +351,7 @@ produce(pyprof_input *in, pyprof_error *err)
         }
         if (in->raw_eof) {
             in->eof = true;
+            note_progress(in, true);
             return 0;
         }
         size_t got;
@@ -336,6 +362,7 @@ produce(pyprof_input *in, pyprof_error *err)
             in->raw_eof = in->eof = true;
         in->end += got;
         in->decoded += got;
+        note_progress(in, got == 0);
         return 0;
     }
     for (;;) {

@@ -51,7 +51,7 @@ pyprof_notes_free(pyprof_notes *n)
     pyprof__free(n);
 }
 
-static int
+static int __attribute__((format(printf, 2, 0)))
 notes_vadd(pyprof_notes *n, const char *fmt, va_list ap)
 {
     char buf[1024];

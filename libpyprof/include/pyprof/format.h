@@ -25,12 +25,14 @@ typedef struct pyprof_read_options {
     const char *format; /**< a format name or alias, or NULL to probe */
     uint64_t max_bytes; /**< bound on decoded bytes held in memory; 0 = default (1 GiB) */
     uint32_t max_depth; /**< nesting bound for recursive formats; 0 = default (2000) */
+    pyprof_progress_fn progress; /**< called as the input is read (see input.h), or NULL */
+    void *progress_payload;      /**< passed to `progress` */
 } pyprof_read_options;
 
 #define PYPROF_READ_OPTIONS_VERSION 1
 #define PYPROF_READ_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0                                                    \
+        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL                                        \
     }
 
 /** Number of registered formats. */

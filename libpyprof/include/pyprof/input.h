@@ -41,6 +41,19 @@ int pyprof_input_open_file(pyprof_input **out, const char *path, pyprof_error *e
 int pyprof_input_open_memory(pyprof_input **out, const void *data, size_t len, const char *name,
                              pyprof_error *err);
 
+/**
+ * Progress of reading: `done` raw (undecoded) bytes of `total` (-1 when the
+ * size is unknown, e.g. a pipe) of the input called `name`.
+ */
+typedef void (*pyprof_progress_fn)(void *payload, const char *name, uint64_t done, int64_t total);
+
+/**
+ * Call `fn` as raw bytes are read: about every 4 MiB, and once more when the
+ * input is exhausted (then `done` is the number of bytes read in all).
+ * Tools use it for a progress bar; `fn` NULL switches it off.
+ */
+void pyprof_input_set_progress(pyprof_input *in, pyprof_progress_fn fn, void *payload);
+
 /** Close and free; NULL is allowed. */
 void pyprof_input_close(pyprof_input *in);
 
