@@ -354,8 +354,10 @@ produce(pyprof_input *in, pyprof_error *err)
             note_progress(in, true);
             return 0;
         }
-        size_t got;
-        if ((rc = raw_read(in, in->buf + in->end, in->cap - in->end, &got, err)) < 0)
+        size_t got, want = in->cap - in->end;
+        if (in->progress && want > PROGRESS_STEP)
+            want = PROGRESS_STEP; /* a slurped window reports as it fills */
+        if ((rc = raw_read(in, in->buf + in->end, want, &got, err)) < 0)
             return rc;
         in->raw_total += got;
         if (got == 0)
