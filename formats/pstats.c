@@ -28,6 +28,12 @@
  * Python 2 marshal.  yappi's swapped (ncall, nactualcall) are kept as
  * written, since pstats prints them that way.
  *
+ * Two paths: pstats_scan.c reads the common shape (cProfile under Python 3)
+ * in one pass without a document, and build_scanned() makes the model from
+ * it; anything else, errors included, is left to the marshal document and
+ * build(), which define the behaviour (tests/t_pstats_scan.c holds the two
+ * to the same results, mutations included).
+ *
  * Not reproduced: the address in the repr of a code object used as a name
  * (profile module, "python -m profile -o"), which is process specific; the
  * reader writes 0x0 there.
@@ -38,6 +44,7 @@
 #include <stdio.h>
 
 #include "marshal.h"
+#include "pstats_scan.h"
 #include "pyprof_int.h"
 
 #define FMT "pstats"
@@ -131,10 +138,16 @@ bad(builder *b, const pyprof__mobj *o, const char *fmt, ...)
 }
 
 static int
+oom_at(builder *b, uint64_t pos, int rc)
+{
+    return pyprof_input_error(b->in, b->err, rc, FMT, b->base + pos,
+                              rc == PYPROF_ENOMEM ? "out of memory" : "too many functions");
+}
+
+static int
 oom(builder *b, const pyprof__mobj *o, int rc)
 {
-    return pyprof_input_error(b->in, b->err, rc, FMT, b->base + (o ? o->pos : 0),
-                              rc == PYPROF_ENOMEM ? "out of memory" : "too many functions");
+    return oom_at(b, o ? o->pos : 0, rc);
 }
 
 static const pyprof__mobj *
@@ -213,6 +226,24 @@ name_is_qualified(const char *name)
     return name[0] != '<' && strchr(name, '.') != NULL;
 }
 
+/* What a new function key says about the producer. */
+static void
+key_evidence(builder *b, pyprof_id file, int64_t line, pyprof_id name)
+{
+    const char *fs = pyprof_profile_string(b->p, file);
+    if (line == 0 && strcmp(fs, "~") == 0)
+        b->seen_tilde = true;
+    else if (line == 0 && fs[0] == '\0')
+        b->seen_bare_builtin = true; /* the profile module's ('', 0, 'len') */
+    else if (line == 0 && strcmp(fs, "builtins") == 0)
+        b->seen_builtins_key = true;
+    else if (line > 0 && name_is_qualified(pyprof_profile_string(b->p, name)))
+        b->seen_dotted_name = true;
+    else if (line == 0 && strcmp(fs, "profile") == 0 &&
+             strcmp(pyprof_profile_string(b->p, name), "profiler") == 0)
+        b->seen_profiler_key = true;
+}
+
 /* Key object -> function id: (file, line, name) with name a string or a
  * code object.  `flags` is PYPROF_FUNC_CALLER_ONLY for callers' keys. */
 static int
@@ -254,20 +285,7 @@ key_func(builder *b, uint32_t ki, uint32_t flags, pyprof_id *out)
     if ((rc = pyprof_profile_func_intern(b->p, out, file, lo->u.i, name, flags, NULL)) < 0)
         return oom(b, key, rc);
     key->memo = *out + 1;
-
-    /* producer evidence */
-    const char *fs = pyprof_profile_string(b->p, file);
-    if (lo->u.i == 0 && strcmp(fs, "~") == 0)
-        b->seen_tilde = true;
-    else if (lo->u.i == 0 && fs[0] == '\0')
-        b->seen_bare_builtin = true; /* the profile module's ('', 0, 'len') */
-    else if (lo->u.i == 0 && strcmp(fs, "builtins") == 0)
-        b->seen_builtins_key = true;
-    else if (lo->u.i > 0 && name_is_qualified(pyprof_profile_string(b->p, name)))
-        b->seen_dotted_name = true;
-    else if (lo->u.i == 0 && strcmp(fs, "profile") == 0 &&
-             strcmp(pyprof_profile_string(b->p, name), "profiler") == 0)
-        b->seen_profiler_key = true;
+    key_evidence(b, file, lo->u.i, name);
     return 0;
 }
 
@@ -333,11 +351,42 @@ entry_counts(builder *b, pyprof_id f, uint32_t vi, const pyprof__mobj **callers)
     return 0;
 }
 
+/* The edge caller -> callee gets counts `c`; `pos` is where its value is,
+ * for errors. */
+static int
+set_edge(builder *b, pyprof_id caller, pyprof_id callee, const pyprof_counts *c, uint32_t flags,
+         uint32_t pos)
+{
+    pyprof_id e;
+    int rc;
+    if (caller >= b->nseen) {
+        size_t n = pyprof_profile_func_count(b->p);
+        if (PYPROF_GROW(b->seen_callee, b->seen_cap, n) < 0 ||
+            PYPROF_GROW(b->seen_edge, b->seen_edge_cap, n) < 0)
+            return oom_at(b, pos, PYPROF_ENOMEM);
+        for (size_t j = b->nseen; j < n; j++)
+            b->seen_callee[j] = PYPROF_NONE;
+        b->nseen = n;
+    }
+    if (b->seen_callee[caller] == callee) {
+        e = b->seen_edge[caller];
+    } else {
+        if ((rc = pyprof__profile_edge_append(b->p, &e, caller, callee)) < 0)
+            return oom_at(b, pos, rc);
+        b->seen_callee[caller] = callee;
+        b->seen_edge[caller] = e;
+    }
+    pyprof_edge *edge = pyprof_profile_edge_mut(b->p, e);
+    edge->counts = *c; /* a repeated caller key: the last value wins */
+    edge->flags = flags;
+    return 0;
+}
+
 /* One callers-dict item: caller key -> (nc, cc, tt, ct) or a bare count. */
 static int
 add_edge(builder *b, pyprof_id callee, uint32_t ki, uint32_t vi)
 {
-    pyprof_id caller, e;
+    pyprof_id caller;
     int rc;
     if ((rc = key_func(b, ki, PYPROF_FUNC_CALLER_ONLY, &caller)) < 0)
         return rc;
@@ -362,27 +411,7 @@ add_edge(builder *b, pyprof_id callee, uint32_t ki, uint32_t vi)
                    v->kind == PYPROF__M_TUPLE ? "a tuple of another size"
                                               : pyprof__marshal_kind_name(v->kind));
     }
-    if (caller >= b->nseen) {
-        size_t n = pyprof_profile_func_count(b->p);
-        if (PYPROF_GROW(b->seen_callee, b->seen_cap, n) < 0 ||
-            PYPROF_GROW(b->seen_edge, b->seen_edge_cap, n) < 0)
-            return oom(b, v, PYPROF_ENOMEM);
-        for (size_t j = b->nseen; j < n; j++)
-            b->seen_callee[j] = PYPROF_NONE;
-        b->nseen = n;
-    }
-    if (b->seen_callee[caller] == callee) {
-        e = b->seen_edge[caller];
-    } else {
-        if ((rc = pyprof__profile_edge_append(b->p, &e, caller, callee)) < 0)
-            return oom(b, v, rc);
-        b->seen_callee[caller] = callee;
-        b->seen_edge[caller] = e;
-    }
-    pyprof_edge *edge = pyprof_profile_edge_mut(b->p, e);
-    edge->counts = c; /* a repeated caller key: the last value wins */
-    edge->flags = flags;
-    return 0;
+    return set_edge(b, caller, callee, &c, flags, v->pos);
 }
 
 /* Name the producer from the evidence (docs/formats.md 3.3). */
@@ -480,6 +509,139 @@ build(builder *b)
     return note_producer(b);
 }
 
+/* ---- the fast path (pstats_scan.h) ---------------------------------------
+ * The same build as above, over what the scan kept instead of a document;
+ * the scan has checked every kind and size, so only the model can fail.
+ * Ids, order, evidence and the offsets of memory errors are the same. */
+
+/* A string of a scanned key, interned once per string object. */
+static int
+scan_string(builder *b, pyprof__pscan *s, uint32_t off, uint32_t ref, pyprof_id *out)
+{
+    if (ref && s->ref_memo[ref - 1]) {
+        *out = s->ref_memo[ref - 1] - 1;
+        return 0;
+    }
+    size_t len;
+    const char *str = pyprof__pscan_string(s, off, &len);
+    int rc = pyprof_profile_intern_lossy(b->p, out, str, len, false);
+    if (rc < 0)
+        return oom_at(b, off, rc);
+    if (ref)
+        s->ref_memo[ref - 1] = *out + 1;
+    return 0;
+}
+
+static int
+scan_key_func(builder *b, pyprof__pscan *s, uint32_t ki, uint32_t flags, pyprof_id *out)
+{
+    if (s->key_memo[ki]) {
+        *out = s->key_memo[ki] - 1;
+        return 0;
+    }
+    const pyprof__pscan_key *k = &s->keys[ki];
+    pyprof_id file, name;
+    int rc;
+    if ((rc = scan_string(b, s, k->file, k->file_ref, &file)) < 0 ||
+        (rc = scan_string(b, s, k->name, k->name_ref, &name)) < 0)
+        return rc;
+    if ((rc = pyprof_profile_func_intern(b->p, out, file, k->line, name, flags, NULL)) < 0)
+        return oom_at(b, k->pos, rc);
+    s->key_memo[ki] = *out + 1;
+    key_evidence(b, file, k->line, name);
+    return 0;
+}
+
+/* The next scalar of a tuple as a count or a time (time_of's evidence). */
+static int64_t
+scan_count(const pyprof__pscan *s, size_t *pos)
+{
+    int64_t i = 0;
+    double d;
+    (void)pyprof__pscan_number(s, pos, &i, &d);
+    return i;
+}
+
+static double
+scan_time(builder *b, const pyprof__pscan *s, size_t *pos)
+{
+    int64_t i;
+    double d = 0.0;
+    if (pyprof__pscan_number(s, pos, &i, &d))
+        return (double)i;
+    b->seen_float_time = true;
+    return d;
+}
+
+static int
+scan_edge(builder *b, pyprof__pscan *s, pyprof_id callee, const pyprof__pscan_edge *se)
+{
+    pyprof_id caller;
+    int rc;
+    if ((rc = scan_key_func(b, s, se->key, PYPROF_FUNC_CALLER_ONLY, &caller)) < 0)
+        return rc;
+    pyprof_counts c = {0, 0, 0.0, 0.0};
+    uint32_t flags = 0;
+    size_t pos = se->value;
+    if (pyprof__pscan_code(s, pos) == 'i') {
+        c.ncalls = scan_count(s, &pos);
+        c.primcalls = c.ncalls;
+        flags = PYPROF_EDGE_COUNT_ONLY;
+        b->seen_int_caller = true;
+    } else {
+        pos = pyprof__pscan_tuple(s, pos);
+        c.ncalls = scan_count(s, &pos); /* (nc, cc, ...), as in add_edge */
+        c.primcalls = scan_count(s, &pos);
+        c.tottime = scan_time(b, s, &pos);
+        c.cumtime = scan_time(b, s, &pos);
+    }
+    return set_edge(b, caller, callee, &c, flags, (uint32_t)pyprof__pscan_resolve(s, se->value));
+}
+
+static int
+build_scanned(builder *b, pyprof__pscan *s)
+{
+    int rc;
+    b->value_of = pyprof__malloc(s->nentries * sizeof(uint32_t));
+    s->key_memo = pyprof__calloc(s->nkeys, sizeof(uint32_t));
+    s->ref_memo = pyprof__calloc(s->nrefs, sizeof(uint32_t));
+    if (!b->value_of || !s->key_memo || !s->ref_memo)
+        return oom_at(b, 0, PYPROF_ENOMEM);
+    if ((rc = pyprof_profile_reserve(b->p, s->nentries, s->nedges)) < 0)
+        return oom_at(b, 0, rc);
+    /* pass 1: every entry's function, in file order */
+    for (uint32_t k = 0; k < s->nentries; k++) {
+        pyprof_id f;
+        if ((rc = scan_key_func(b, s, s->entries[k].key, 0, &f)) < 0)
+            return rc;
+        if (f >= b->nvalues) {
+            for (size_t j = b->nvalues; j <= f; j++)
+                b->value_of[j] = PYPROF_NONE;
+            b->nvalues = (size_t)f + 1;
+        }
+        b->value_of[f] = k; /* a repeated key: the last value wins */
+    }
+    /* pass 2: counters and callers */
+    for (pyprof_id f = 0; f < b->nvalues; f++) {
+        const pyprof__pscan_entry *e = &s->entries[b->value_of[f]];
+        size_t pos = pyprof__pscan_tuple(s, e->value);
+        pyprof_counts c;
+        c.primcalls = scan_count(s, &pos);
+        c.ncalls = scan_count(s, &pos);
+        c.tottime = scan_time(b, s, &pos);
+        c.cumtime = scan_time(b, s, &pos);
+        if (c.primcalls > c.ncalls)
+            b->seen_cc_gt_nc = true;
+        pyprof_profile_func_mut(b->p, f)->counts = c;
+        if (e->nedges)
+            b->seen_nonempty_callers = true;
+        for (uint32_t k = 0; k < e->nedges; k++)
+            if ((rc = scan_edge(b, s, f, &s->edges[e->first_edge + k])) < 0)
+                return rc;
+    }
+    return note_producer(b);
+}
+
 static int
 pstats_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts, pyprof_error *err)
 {
@@ -497,7 +659,18 @@ pstats_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts
     if (len == 0)
         return pyprof_input_error(in, err, PYPROF_EFORMAT, FMT, b.base, "empty file");
 
-    pyprof__marshal_options mo = {.max_depth = opts ? opts->max_depth : 0, .code_in_keys = true};
+    uint32_t max_depth = opts ? opts->max_depth : 0;
+    pyprof__pscan scan;
+    size_t stop = 0;
+    rc = pyprof__pscan_run(&scan, data, len, max_depth, &stop);
+    if (rc != 0) {
+        rc = rc < 0 ? oom_at(&b, stop, rc) : build_scanned(&b, &scan);
+        pyprof__pscan_free(&scan);
+        goto out;
+    }
+    pyprof__pscan_free(&scan);
+
+    pyprof__marshal_options mo = {.max_depth = max_depth, .code_in_keys = true};
     rc = pyprof__marshal_load(&b.doc, data, len, &mo);
     if (rc < 0) {
         rc = pyprof_input_error(in, err, rc, FMT, b.base + b.doc.err_pos, "%s", b.doc.err_msg);

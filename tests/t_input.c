@@ -209,10 +209,42 @@ test_progress(void)
     unlink(path);
 }
 
+/* A slurp of a big plain file (sized at once: one read could take it all)
+ * still reports as it goes, and gets every byte. */
+static void
+test_slurp_progress(void)
+{
+    char path[] = "/tmp/pyprof-slurp-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    size_t n = (size_t)13 << 20;
+    for (size_t i = 0; i < n; i++)
+        fputc((int)(i * 7 % 251), f);
+    fclose(f);
+    struct progress_seen seen = {0, 0, 0, 1};
+    pyprof_input *in = NULL;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    const unsigned char *data = NULL;
+    size_t len = 0;
+    int ok = pyprof_input_open_file(&in, path, &err) == 0;
+    if (ok) {
+        pyprof_input_set_progress(in, on_progress, &seen);
+        ok = pyprof_input_slurp(in, &data, &len, &err) == 0 && len == n;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = data[i] == (unsigned char)(i * 7 % 251);
+    }
+    TAP_OK(ok, "slurp of a %zu-byte file: every byte", n);
+    TAP_OK(seen.calls >= 3 && seen.monotonic && seen.last == n,
+           "slurp reported progress %d times, rising, to the end", seen.calls);
+    pyprof_input_close(in);
+    unlink(path);
+}
+
 int
 main(void)
 {
     test_progress();
+    test_slurp_progress();
     test_lines();
     test_zstd();
     test_files();

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -353,8 +354,10 @@ produce(pyprof_input *in, pyprof_error *err)
             note_progress(in, true);
             return 0;
         }
-        size_t got;
-        if ((rc = raw_read(in, in->buf + in->end, in->cap - in->end, &got, err)) < 0)
+        size_t got, want = in->cap - in->end;
+        if (in->progress && want > PROGRESS_STEP)
+            want = PROGRESS_STEP; /* a slurped window reports as it fills */
+        if ((rc = raw_read(in, in->buf + in->end, want, &got, err)) < 0)
             return rc;
         in->raw_total += got;
         if (got == 0)
@@ -482,9 +485,40 @@ pyprof_input_read_line(pyprof_input *in, const char **line, size_t *len, size_t 
                             "line longer than %zu bytes", max_len);
 }
 
+/*
+ * A plain file of known size is slurped into a window made big enough at
+ * once (one allocation, reads of the whole rest), and a big one is offered
+ * transparent huge pages: it is written once from end to end, so a 2 MiB
+ * page saves 511 page faults and wastes nothing.  Only a hint: sizes that
+ * changed, or a kernel that declines, just cost the usual way.
+ */
+static void
+presize(pyprof_input *in)
+{
+    pyprof_error ignored; /* on failure, the loop retries and reports */
+    if (in->dctx || in->fsize <= 0 || in->eof || (uint64_t)in->fsize <= in->offset)
+        return;
+    uint64_t rest = (uint64_t)in->fsize - in->offset;
+    size_t have = in->end - in->start;
+    if (rest + 1 > in->max_bytes || rest + 1 <= have)
+        return; /* too big: the loop in pyprof_input_slurp reports it */
+    if (make_room(in, (size_t)(rest + 1 - have), &ignored) < 0)
+        return;
+#if defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (in->cap >= 4 * huge) {
+        uintptr_t lo = ((uintptr_t)(in->buf + in->end) + huge - 1) & ~(uintptr_t)(huge - 1);
+        uintptr_t hi = (uintptr_t)(in->buf + in->cap) & ~(uintptr_t)(huge - 1);
+        if (hi > lo)
+            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
+#endif
+}
+
 int
 pyprof_input_slurp(pyprof_input *in, const unsigned char **data, size_t *len, pyprof_error *err)
 {
+    presize(in);
     while (!in->eof) {
         int rc = fill(in, in->end - in->start + RAW_SIZE, err);
         if (rc < 0)
