@@ -51,12 +51,6 @@ nummap_eq(const void *ctx, uint32_t id, const void *key)
     return ((const struct nummap *)ctx)->e[id].key == *(const uint64_t *)key;
 }
 
-static uint64_t
-nummap_rehash(const void *ctx, uint32_t id)
-{
-    return pyprof__hash_mix(0, ((const struct nummap *)ctx)->e[id].key);
-}
-
 static pyprof_id
 nummap_get(const struct nummap *m, uint64_t k)
 {
@@ -75,8 +69,7 @@ nummap_set(struct nummap *m, uint64_t k, pyprof_id v)
     if (PYPROF_GROW(m->e, m->cap, m->n + 1) < 0)
         return PYPROF_ENOMEM;
     m->e[m->n] = (struct num_entry){k, v};
-    int rc =
-        pyprof__idtab_insert(&m->tab, pyprof__hash_mix(0, k), (uint32_t)m->n, nummap_rehash, m);
+    int rc = pyprof__idtab_insert(&m->tab, pyprof__hash_mix(0, k), (uint32_t)m->n);
     if (rc < 0)
         return rc;
     m->n++;
@@ -154,13 +147,6 @@ func_hash(pyprof_id file, pyprof_id name)
     return pyprof__hash_mix(pyprof__hash_mix(1, file), name);
 }
 
-static uint64_t
-func_rehash(const void *ctx, uint32_t id)
-{
-    const struct cg_func *f = &((const struct cg *)ctx)->funcs[id];
-    return func_hash(f->file, f->name);
-}
-
 static int
 func_get(struct cg *c, uint32_t *out, pyprof_id file, pyprof_id name)
 {
@@ -172,7 +158,7 @@ func_get(struct cg *c, uint32_t *out, pyprof_id file, pyprof_id name)
     if (PYPROF_GROW(c->funcs, c->funcs_cap, c->nfuncs + 1) < 0)
         return PYPROF_ENOMEM;
     c->funcs[c->nfuncs] = (struct cg_func){.file = file, .name = name, .line = -1, .line_hint = -1};
-    int rc = pyprof__idtab_insert(&c->func_tab, h, (uint32_t)c->nfuncs, func_rehash, c);
+    int rc = pyprof__idtab_insert(&c->func_tab, h, (uint32_t)c->nfuncs);
     if (rc < 0)
         return rc;
     *out = (uint32_t)c->nfuncs++;
@@ -187,13 +173,6 @@ edge_eq(const void *ctx, uint32_t id, const void *key)
     return e->caller == k[0] && e->callee == k[1];
 }
 
-static uint64_t
-edge_rehash(const void *ctx, uint32_t id)
-{
-    const struct cg_edge *e = &((const struct cg *)ctx)->edges[id];
-    return func_hash(e->caller, e->callee);
-}
-
 static int
 edge_get(struct cg *c, struct cg_edge **out, uint32_t caller, uint32_t callee)
 {
@@ -204,7 +183,7 @@ edge_get(struct cg *c, struct cg_edge **out, uint32_t caller, uint32_t callee)
         if (PYPROF_GROW(c->edges, c->edges_cap, c->nedges + 1) < 0)
             return PYPROF_ENOMEM;
         c->edges[c->nedges] = (struct cg_edge){.caller = caller, .callee = callee};
-        int rc = pyprof__idtab_insert(&c->edge_tab, h, (uint32_t)c->nedges, edge_rehash, c);
+        int rc = pyprof__idtab_insert(&c->edge_tab, h, (uint32_t)c->nedges);
         if (rc < 0)
             return rc;
         i = (uint32_t)c->nedges++;

@@ -91,14 +91,11 @@ typedef bool (*pyprof__idtab_eq)(const void *ctx, uint32_t id, const void *key);
 /* Find key with hash h; returns id or PYPROF_NONE. */
 uint32_t pyprof__idtab_find(const pyprof__idtab *t, uint64_t h, pyprof__idtab_eq eq,
                             const void *ctx, const void *key);
-/* Insert id (known absent) with hash h.  `rehash` and `ctx` are not needed
- * any more (slots keep their hash) and may be NULL; they remain for callers
- * written against the first version. */
-int pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
-                         uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
+/* Insert id (known absent) with hash h.  Growing needs no help from the
+ * owner: slots keep their hash. */
+int pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id);
 /* Grow (never shrink) to hold `n` ids in all without further rehashing. */
-int pyprof__idtab_reserve(pyprof__idtab *t, size_t n,
-                          uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx);
+int pyprof__idtab_reserve(pyprof__idtab *t, size_t n);
 void pyprof__idtab_free(pyprof__idtab *t);
 
 /* ---- stack tree fast path ---------------------------------------------------------

@@ -91,11 +91,8 @@ resize(pyprof__idtab *t, size_t ncap)
 }
 
 int
-pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
-                     uint64_t (*rehash)(const void *ctx, uint32_t id), const void *ctx)
+pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id)
 {
-    (void)rehash; /* slots carry their hash: see above */
-    (void)ctx;
     size_t cap = t->slots ? t->mask + 1 : 0;
     if ((t->used + 1) * 2 > cap) {
         size_t ncap = cap ? cap * 2 : 64;
@@ -108,11 +105,8 @@ pyprof__idtab_insert(pyprof__idtab *t, uint64_t h, uint32_t id,
 }
 
 int
-pyprof__idtab_reserve(pyprof__idtab *t, size_t n, uint64_t (*rehash)(const void *ctx, uint32_t id),
-                      const void *ctx)
+pyprof__idtab_reserve(pyprof__idtab *t, size_t n)
 {
-    (void)rehash;
-    (void)ctx;
     size_t cap = t->slots ? t->mask + 1 : 0, ncap = 64;
     if (n > SIZE_MAX / 2)
         return PYPROF_ENOMEM;

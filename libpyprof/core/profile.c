@@ -105,13 +105,6 @@ str_eq(const void *ctx, uint32_t id, const void *key)
     return p->str_len[id] == k->len && memcmp(p->str[id], k->s, k->len) == 0;
 }
 
-static uint64_t
-str_rehash(const void *ctx, uint32_t id)
-{
-    const pyprof_profile *p = ctx;
-    return pyprof__hash_bytes(p->str[id], p->str_len[id]);
-}
-
 int
 pyprof_profile_intern(pyprof_profile *p, pyprof_id *out, const char *s, size_t len)
 {
@@ -141,7 +134,7 @@ pyprof_profile_intern(pyprof_profile *p, pyprof_id *out, const char *s, size_t l
     id = (uint32_t)p->nstr;
     p->str[id] = copy;
     p->str_len[id] = (uint32_t)len;
-    if (pyprof__idtab_insert(&p->str_tab, h, id, str_rehash, p) < 0)
+    if (pyprof__idtab_insert(&p->str_tab, h, id) < 0)
         return PYPROF_ENOMEM;
     p->nstr++;
     *out = id;
@@ -326,14 +319,6 @@ func_eq(const void *ctx, uint32_t id, const void *key)
            (f->flags & PYPROF_FUNC_CODEOBJ) == k->kind;
 }
 
-static uint64_t
-func_rehash(const void *ctx, uint32_t id)
-{
-    const pyprof_func *f = &((const pyprof_profile *)ctx)->funcs[id];
-    struct func_key k = {f->file, f->name, f->line, f->flags & PYPROF_FUNC_CODEOBJ};
-    return func_hash(&k);
-}
-
 pyprof_id
 pyprof_profile_func_find(const pyprof_profile *p, pyprof_id file, int64_t line, pyprof_id name,
                          uint32_t flags)
@@ -361,7 +346,7 @@ pyprof_profile_func_intern(pyprof_profile *p, pyprof_id *out, pyprof_id file, in
         return PYPROF_ENOMEM;
     id = (uint32_t)p->nfuncs;
     p->funcs[id] = (pyprof_func){.file = file, .name = name, .line = line, .flags = flags};
-    if (pyprof__idtab_insert(&p->func_tab, h, id, func_rehash, p) < 0)
+    if (pyprof__idtab_insert(&p->func_tab, h, id) < 0)
         return PYPROF_ENOMEM;
     p->nfuncs++;
     if (created)
@@ -405,12 +390,12 @@ edge_index_catch_up(pyprof_profile *p)
 {
     if (p->nedges_indexed == p->nedges)
         return 0;
-    if (pyprof__idtab_reserve(&p->edge_tab, p->nedges, NULL, NULL) < 0)
+    if (pyprof__idtab_reserve(&p->edge_tab, p->nedges) < 0)
         return PYPROF_ENOMEM;
     for (size_t i = p->nedges_indexed; i < p->nedges; i++) {
         const pyprof_edge *e = &p->edges[i];
-        if (pyprof__idtab_insert(&p->edge_tab, pyprof__hash_mix(e->caller, e->callee), (uint32_t)i,
-                                 NULL, NULL) < 0)
+        if (pyprof__idtab_insert(&p->edge_tab, pyprof__hash_mix(e->caller, e->callee),
+                                 (uint32_t)i) < 0)
             return PYPROF_ENOMEM;
         p->nedges_indexed = i + 1;
     }
@@ -452,7 +437,7 @@ pyprof_profile_edge_intern(pyprof_profile *p, pyprof_id *out, pyprof_id caller, 
     int rc = pyprof__profile_edge_append(p, &id, caller, callee);
     if (rc < 0)
         return rc;
-    if (pyprof__idtab_insert(&p->edge_tab, h, id, NULL, NULL) < 0) {
+    if (pyprof__idtab_insert(&p->edge_tab, h, id) < 0) {
         p->nedges--; /* keep the edge only if it can be found again */
         return PYPROF_ENOMEM;
     }
@@ -487,8 +472,7 @@ pyprof_profile_reserve(pyprof_profile *p, size_t nfuncs, size_t nedges)
     if (pyprof__add_overflows(p->nfuncs, nfuncs, &f) ||
         pyprof__add_overflows(p->nedges, nedges, &e))
         return PYPROF_ENOMEM;
-    if (PYPROF_GROW(p->funcs, p->funcs_cap, f) < 0 ||
-        pyprof__idtab_reserve(&p->func_tab, f, func_rehash, p) < 0 ||
+    if (PYPROF_GROW(p->funcs, p->funcs_cap, f) < 0 || pyprof__idtab_reserve(&p->func_tab, f) < 0 ||
         PYPROF_GROW(p->edges, p->edges_cap, e) < 0)
         return PYPROF_ENOMEM;
     return 0;
@@ -594,7 +578,7 @@ node_eq(const void *ctx, uint32_t id, const void *key)
 }
 
 static uint64_t
-node_rehash(const void *ctx, uint32_t id)
+node_hash(const void *ctx, uint32_t id)
 {
     const pyprof_stack_node *s = &((const pyprof_profile *)ctx)->nodes[id];
     return pyprof__hash_mix(s->parent, s->func);
@@ -606,7 +590,7 @@ node_tab_sync(pyprof_profile *p)
 {
     for (; p->node_tab_upto < p->nnodes; p->node_tab_upto++) {
         uint32_t id = (uint32_t)p->node_tab_upto;
-        if (pyprof__idtab_insert(&p->node_tab, node_rehash(p, id), id, node_rehash, p) < 0)
+        if (pyprof__idtab_insert(&p->node_tab, node_hash(p, id), id) < 0)
             return PYPROF_ENOMEM;
     }
     return 0;
