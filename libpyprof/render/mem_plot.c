@@ -483,7 +483,7 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             }
             pyprof__free(cycle);
         }
-        if (single && !o->flame) {
+        if (single) {
             double v0, v1;
             xview(&d, &v0, &v1);
             l->peak_hline[0] = v0 + 0.001;
@@ -494,22 +494,13 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             }
             l->peak_vline[0] = bottom;
             l->peak_vline[1] = top;
-            lim_add(&d, l->peak_x, bottom);
-            lim_add(&d, l->peak_x, top);
-            l->peak = true;
-        } else if (single) {
-            /* flame: both peak lines on the memory axes; the x extent grows
-             * as mprof's (which draws the horizontal one on the twin axes) */
-            double v0, v1;
-            xview(&d, &v0, &v1);
-            l->peak_hline[0] = v0 + 0.001;
-            l->peak_hline[1] = v1 - 0.001;
-            if (!d.xfixed) {
-                lim_add(&d, v0 + 0.001, l->peak_y);
-                lim_add(&d, v1 - 0.001, l->peak_y);
+            /* flame: both peak lines sit on the memory axes and only the
+             * horizontal one widens the view, as mprof's (drawn on its twin
+             * axes) does */
+            if (!o->flame) {
+                lim_add(&d, l->peak_x, bottom);
+                lim_add(&d, l->peak_x, top);
             }
-            l->peak_vline[0] = bottom;
-            l->peak_vline[1] = top;
             l->peak = true;
         }
         file_index++;
