@@ -15,6 +15,8 @@
 
 static int tap_count, tap_failed;
 
+static inline int tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static inline int
 tap_ok(int cond, const char *fmt, ...)
 {
@@ -30,6 +32,8 @@ tap_ok(int cond, const char *fmt, ...)
     fflush(stdout);
     return cond;
 }
+
+static inline void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static inline void
 tap_diag(const char *fmt, ...)
