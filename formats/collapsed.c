@@ -519,8 +519,11 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
         r.in = u16;
         if ((rc = pyprof_input_peek(u16, PYPROF_PROBE_BYTES, &h, &n, err)) < 0)
             goto out;
-        if ((rc = pyprof_profile_meta_set(p, "encoding", bom == 1 ? "UTF-16LE" : "UTF-16BE")) < 0)
+        if ((rc = pyprof_profile_meta_set(p, "encoding", bom == 1 ? "UTF-16LE" : "UTF-16BE")) <
+            0) {
+            pyprof_input_error(in, err, rc, FORMAT, 0, "%s", pyprof_status_string(rc));
             goto out;
+        }
     }
     struct sniff sn;
     sniff_lines((const char *)h, n, n < PYPROF_PROBE_BYTES, &sn);

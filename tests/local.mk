@@ -43,3 +43,11 @@ TESTS += tests/t_mutate
 tests_t_mutate_SOURCES = tests/t_mutate.c tests/tap.h
 tests_t_mutate_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_t_mutate_LDADD = $(TEST_LIBS)
+
+# The allocation-failure sweep of every reader (-static: the semi-private hook).
+check_PROGRAMS += tests/t_oom
+TESTS += tests/t_oom
+tests_t_oom_SOURCES = tests/t_oom.c tests/tap.h
+tests_t_oom_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof
+tests_t_oom_LDFLAGS = -static
+tests_t_oom_LDADD = $(TEST_LIBS)
