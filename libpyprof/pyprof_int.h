@@ -126,6 +126,10 @@ int pyprof__error_setv(pyprof_error *err, int code, const char *source, const ch
 /* strtod in the C locale. */
 double pyprof__strtod_c(const char *s, char **end);
 
+/* The file a profile was read from (its first source), or NULL: errors
+ * about what a profile lacks name it, as errors about its bytes do. */
+const char *pyprof__profile_name(const pyprof_profile *p);
+
 /* ---- bulk loading ----------------------------------------------------------
  * Append the edge caller -> callee without looking it up: the caller
  * guarantees it is new (a pstats callers dict names each caller once).  The

@@ -51,3 +51,9 @@ tests_t_oom_SOURCES = tests/t_oom.c tests/tap.h
 tests_t_oom_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof
 tests_t_oom_LDFLAGS = -static
 tests_t_oom_LDADD = $(TEST_LIBS)
+
+# Broken inputs through every tool (runs the built programs).
+check_PROGRAMS += tests/t_tool_mutate
+TESTS += tests/t_tool_mutate
+tests_t_tool_mutate_SOURCES = tests/t_tool_mutate.c tests/tap.h
+tests_t_tool_mutate_CPPFLAGS = $(TEST_CPPFLAGS)

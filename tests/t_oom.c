@@ -99,8 +99,8 @@ sweep(const char *fixture, const char *format)
         bool clean = rc == PYPROF_ENOMEM && e.code == PYPROF_ENOMEM && p == NULL &&
                      e.message[0] != '\0' && strstr(e.source, fixture) != NULL;
         if (!clean && bad++ == 0)
-            snprintf(first, sizeof first, "allocation %ld: rc %d, source '%s': %s", n, rc,
-                     e.source, e.message);
+            snprintf(first, sizeof first, "allocation %ld: rc %d, source '%s': %s", n, rc, e.source,
+                     e.message);
         pyprof_profile_free(p);
         p = NULL;
     }
@@ -117,8 +117,7 @@ sweep(const char *fixture, const char *format)
                fixture, got[0], got[1], got[2]);
         pyprof_profile_free(p);
     } else {
-        TAP_OK(0, "%s: the read after the sweep equals a plain read (no read succeeded)",
-               fixture);
+        TAP_OK(0, "%s: the read after the sweep equals a plain read (no read succeeded)", fixture);
     }
 }
 

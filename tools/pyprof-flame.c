@@ -339,7 +339,13 @@ main(int argc, char **argv)
             if (!countname_set)
                 fo.countname = "us";
         } else {
-            cli_errorf("%s: no stacks to draw (no valid input)", inputs[0]);
+            /* point at the first malformed line when that is why */
+            const char *bad = pyprof_profile_meta_get(p, "malformed_line_numbers");
+            if (bad)
+                cli_errorf("%s: line %.*s: no stacks to draw: no line is a valid stack", inputs[0],
+                           (int)strcspn(bad, ","), bad);
+            else
+                cli_errorf("%s: no stacks to draw (no stack lines in the input)", inputs[0]);
             goto out;
         }
     }

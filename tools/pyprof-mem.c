@@ -415,6 +415,12 @@ cmd_plot(opts *o, int argc, char **argv)
         rc = CLI_EXIT_USAGE;
     if (rc == 0)
         rc = load_all(&p, paths, n, o->format);
+    if (rc == 0 && !(pyprof_profile_caps(p) & PYPROF_CAP_MEMORY)) {
+        /* name the file: "the profile" means nothing to a user who gave several */
+        cli_errorf("%s: no memory samples to plot (read as %s)", n == 1 ? paths[0] : "the inputs",
+                   pyprof_profile_string(p, pyprof_profile_source(p, 0)->format));
+        rc = CLI_EXIT_DATA;
+    }
     if (rc == 0) {
         pyprof_error err = PYPROF_ERROR_INIT;
         pyprof_output *out = NULL;

@@ -242,6 +242,12 @@ pyprof_profile_source(const pyprof_profile *p, size_t i)
     return i < p->nsources ? &p->sources[i] : NULL;
 }
 
+const char *
+pyprof__profile_name(const pyprof_profile *p)
+{
+    return p && p->nsources ? pyprof_profile_string(p, p->sources[0].name) : NULL;
+}
+
 int
 pyprof_profile_meta_set(pyprof_profile *p, const char *key, const char *value)
 {

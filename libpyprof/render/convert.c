@@ -268,7 +268,7 @@ pyprof__callgraph_view(pyprof_profile *p, pyprof_profile **view, pyprof_profile 
     if (!(pyprof_profile_caps(p) & PYPROF_CAP_STACKS)) {
         if (pyprof_profile_func_count(p) && !(pyprof_profile_caps(p) & PYPROF_CAP_LINES))
             return 0; /* functions that were all never called: still a table */
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                                 "the profile has no function timings or stacks to write");
     }
     int rc = copy_profile(owned, p, err);
@@ -380,7 +380,7 @@ pyprof__stack_view(pyprof_profile *p, pyprof_profile **view, pyprof_profile **ow
     if (pyprof_profile_caps(p) & PYPROF_CAP_STACKS)
         return 0;
     if (!pyprof__has_callgraph(p))
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                                 "the profile has neither stacks nor a call graph to write");
     if ((rc = copy_profile(&q, p, err)) < 0)
         return rc;

@@ -274,10 +274,10 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
     if (caps == 0)
         return 0; /* an empty profile: gprof2dot draws an empty graph */
     if ((caps & PYPROF_CAP_LINES) && !(caps & (PYPROF_CAP_EDGES | PYPROF_CAP_STACKS)))
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                                 "the profile has line timings but no calls: no call graph to draw");
     if (!(caps & PYPROF_CAP_FUNCS))
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                                 "the profile has no functions to draw a call graph of");
     const char *unit = pyprof_profile_meta_get(p, "time_unit");
     g->sampled = (caps & PYPROF_CAP_STACKS) || (unit && strcmp(unit, "samples") == 0);

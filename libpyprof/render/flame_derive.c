@@ -36,7 +36,7 @@ pyprof_profile_estimate_stacks(pyprof_profile *p, unsigned max_depth, pyprof_err
         max_depth = ESTIMATE_DEFAULT_DEPTH;
     size_t nf = pyprof_profile_func_count(p);
     if (nf == 0)
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, "flame", -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), "flame", -1, 0,
                                 "the profile has neither stacks nor a call graph");
     on_path = pyprof__calloc(nf, 1);
     if (!on_path)
@@ -202,8 +202,11 @@ pyprof_profile_diff_stacks(pyprof_profile **out, const pyprof_profile *before,
     *out = NULL;
     if (!(pyprof_profile_caps(before) & PYPROF_CAP_STACKS) ||
         !(pyprof_profile_caps(after) & PYPROF_CAP_STACKS))
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, "flame", -1, 0,
-                                "a differential flame graph needs stacks on both sides");
+        return pyprof_error_set(
+            err, PYPROF_ECAPS,
+            pyprof__profile_name(!(pyprof_profile_caps(before) & PYPROF_CAP_STACKS) ? before
+                                                                                    : after),
+            "flame", -1, 0, "a differential flame graph needs stacks on both sides");
     double scale = 1;
     if (normalize) {
         double tb = stack_total(before), ta = stack_total(after);

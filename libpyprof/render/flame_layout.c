@@ -604,10 +604,11 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
     walk w = {0};
     uint32_t *lab = NULL;
     pyprof_profile *rev = NULL;
+    const char *source = pyprof__profile_name(p); /* before p may become its reversal */
     *out = NULL;
     if (!(pyprof_profile_caps(p) & PYPROF_CAP_STACKS) &&
         !pyprof_profile_meta_get(p, "stack_root_weight"))
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, "flame", -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), "flame", -1, 0,
                                 "the profile has no stacks (estimate them from the call "
                                 "graph first)");
     pyprof_flame *f = pyprof__calloc(1, sizeof(*f));
@@ -639,7 +640,8 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
     double sum = root_weight + w.total_w[0];
     f->total = f->o.total > sum ? f->o.total : sum;
     if (!(f->total > 0)) {
-        rc = pyprof_error_set(err, PYPROF_EFORMAT, NULL, "flame", -1, 0, "no samples to draw");
+        rc = pyprof_error_set(err, PYPROF_EFORMAT, source, "flame", -1, 0,
+                              "no samples to draw (the counts add up to zero or less)");
         goto out;
     }
     f->maxdelta = 1;

@@ -336,7 +336,7 @@ static int
 check_caps(const pyprof_profile *p, const struct view *v, pyprof_error *err)
 {
     if (!v->nfns && pyprof_profile_line_unit(p) <= 0)
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                                 "the profile has no line timings (only .lprof files have them)");
     return 0;
 }

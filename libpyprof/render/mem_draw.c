@@ -383,7 +383,7 @@ pyprof_mem_plot(pyprof_output *o, const pyprof_profile *p, const char *type,
                                 "a memory plot is written as svg or png, not %s",
                                 type ? type : "(none)");
     if (!(pyprof_profile_caps(p) & PYPROF_CAP_MEMORY))
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                                 "the profile has no memory timeline (read an mprofile .dat)");
     pyprof__mem_layout *l;
     int rc = pyprof__mem_layout_build(&l, p, opts, err);

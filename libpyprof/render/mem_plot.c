@@ -243,7 +243,7 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
         }
     }
     if (nfiles == 0) {
-        rc = pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+        rc = pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                               "no memory usage values in the profile (no MEM or FUNC line)");
         goto out;
     }

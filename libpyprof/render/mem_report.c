@@ -79,7 +79,7 @@ pyprof_mem_write_report(pyprof_output *o, const pyprof_profile *p, const char *t
                         pyprof_error *err)
 {
     if (!(pyprof_profile_caps(p) & PYPROF_CAP_LINES))
-        return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+        return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                                 "the profile has no line records (read an @profile report)");
     if (!type)
         type = "txt";
