@@ -118,6 +118,11 @@ pyprof_format_probe(pyprof_input *in, const char **name, int *score, pyprof_erro
     if (rc < 0)
         return rc;
     bool at_eof = n < PYPROF_PROBE_BYTES;
+    /* peek may hand back more than it was asked for (a memory input is all
+     * there at once); probes are promised at most PYPROF_PROBE_BYTES and size
+     * their scratch buffers by it */
+    if (n > PYPROF_PROBE_BYTES)
+        n = PYPROF_PROBE_BYTES;
     int best = 0;
     const pyprof__format *winner = NULL;
     for (size_t i = 0; i < pyprof__format_count; i++) {
