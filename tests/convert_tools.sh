@@ -9,7 +9,7 @@
 #  - usage errors exit 2, bad data exits 1 with a one-line message.
 # Works in the build directory only.
 set -u
-B=${top_builddir:-.}/tools
+B=${PYPROF_TOOLS:-${top_builddir:-.}/tools}
 FX=${top_srcdir:-..}/tests/fixtures
 PY=${PYTHON3:-python3}
 PY27=$HOME/.pyenv/versions/2.7.18/bin/python

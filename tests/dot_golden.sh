@@ -13,7 +13,7 @@
 # Each of those options is also checked for its effect in t_dot.c.
 . "$top_srcdir/tests/tap.sh"
 
-DOT="$top_builddir/tools/pyprof-dot"
+DOT="${PYPROF_TOOLS:-$top_builddir/tools}/pyprof-dot"
 FIX="$top_srcdir/tests/fixtures/dot"
 GOLD="$top_srcdir/tests/golden/dot"
 OUT="$top_builddir/tests/dot_golden.out"

@@ -4,7 +4,7 @@
 # exit codes, --help and --version.
 . "$top_srcdir/tests/tap.sh"
 
-DOT="$top_builddir/tools/pyprof-dot"
+DOT="${PYPROF_TOOLS:-$top_builddir/tools}/pyprof-dot"
 FIX="$top_srcdir/tests/fixtures/dot"
 OUT="$top_builddir/tests/dot_tool.out"
 rm -rf "$OUT"

@@ -3,7 +3,7 @@
 # messages (tools/pyprof-flame.1, ../shared/docs/cli.md).
 : "${top_srcdir:=..}" "${top_builddir:=..}"
 . "$top_srcdir/tests/tap.sh"
-T="$top_builddir/tools/pyprof-flame"
+T="${PYPROF_TOOLS:-$top_builddir/tools}/pyprof-flame"
 F="$top_srcdir/tests/fixtures/collapsed"
 d="$PWD/flame-cli.$$"
 mkdir -p "$d" || exit 1

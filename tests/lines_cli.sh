@@ -4,7 +4,7 @@
 : "${top_srcdir:=..}" "${top_builddir:=..}"
 top_builddir=$(cd "$top_builddir" && pwd) || exit 1
 top_srcdir=$(cd "$top_srcdir" && pwd) || exit 1
-LINES="$top_builddir/tools/pyprof-lines"
+LINES="${PYPROF_TOOLS:-$top_builddir/tools}/pyprof-lines"
 FIX="$top_srcdir/tests/fixtures/lprof"
 DIR="$top_builddir/tests/lines_cli.out"
 rm -rf "$DIR"

@@ -57,3 +57,19 @@ check_PROGRAMS += tests/t_tool_mutate
 TESTS += tests/t_tool_mutate
 tests_t_tool_mutate_SOURCES = tests/t_tool_mutate.c tests/tap.h
 tests_t_tool_mutate_CPPFLAGS = $(TEST_CPPFLAGS)
+
+# The CLI tests once more with every tool run under valgrind memcheck
+# (.ci/run does this; slow, so not part of `make check`).
+VALGRIND_TESTS = tests/stats_golden.sh tests/stats_cli.sh tests/dot_golden.sh tests/dot_tool.sh \
+	tests/flame_cli.sh tests/lines_fixtures.sh tests/lines_cli.sh tests/mem_tool.sh \
+	tests/convert_tools.sh
+EXTRA_DIST += tests/valgrind-tools.sh tests/valgrind.supp
+check-valgrind: all
+	$(SHELL) $(srcdir)/tests/valgrind-tools.sh '$(abs_top_builddir)' \
+		'$(abs_top_srcdir)/tests/valgrind.supp' '$(abs_top_builddir)/tests/valgrind-tools'
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(VALGRIND_TESTS)' \
+		PYPROF_TOOLS='$(abs_top_builddir)/tests/valgrind-tools'
+clean-local: clean-valgrind-tools
+clean-valgrind-tools:
+	rm -rf tests/valgrind-tools
+.PHONY: check-valgrind clean-valgrind-tools

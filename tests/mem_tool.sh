@@ -4,7 +4,7 @@
 # goldens, the cases where mprof crashes, error messages and exit codes.
 set -u
 . "$top_srcdir/tests/tap.sh"
-bin="$top_builddir/tools/pyprof-mem"
+bin="${PYPROF_TOOLS:-$top_builddir/tools}/pyprof-mem"
 fx="$top_srcdir/tests/fixtures/mprofile"
 golden="$top_srcdir/tests/golden/mem"
 work="$top_builddir/tests/tmp-mem-tool"

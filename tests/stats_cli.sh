@@ -4,7 +4,7 @@
 # -o written atomically and never over an input, zstd input, --json/--csv.
 set -u
 : "${top_srcdir:=..}" "${top_builddir:=..}"
-T="$(cd "$top_builddir" && pwd)/tools/pyprof-stats"
+T="${PYPROF_TOOLS:-$(cd "$top_builddir" && pwd)/tools}/pyprof-stats"
 fix="$top_srcdir/tests/fixtures/stats"
 work="$top_builddir/tests/stats_cli.d"
 rm -rf "$work"

@@ -7,7 +7,7 @@
 # build directory, so the header lines match too.
 set -u
 : "${top_srcdir:=..}" "${top_builddir:=..}"
-TOOL="$(cd "$top_builddir" && pwd)/tools/pyprof-stats"
+TOOL="${PYPROF_TOOLS:-$(cd "$top_builddir" && pwd)/tools}/pyprof-stats"
 fix="$top_srcdir/tests/fixtures/stats"
 gold="$top_srcdir/tests/golden/stats"
 work="$top_builddir/tests/stats_golden.d"
