@@ -73,3 +73,7 @@ clean-local: clean-valgrind-tools
 clean-valgrind-tools:
 	rm -rf tests/valgrind-tools
 .PHONY: check-valgrind clean-valgrind-tools
+
+# SIGKILL at random moments never leaves a partial output.
+TESTS += tests/atomic_kill.sh
+EXTRA_DIST += tests/atomic_kill.sh
