@@ -208,6 +208,16 @@ fail(struct cg *c, const char *fmt, ...)
                                    "%s", msg);
 }
 
+/* Add a call count to a total.  Counts come from the file, so their sum can
+ * pass 2^63; that is an error in the data, never a wrapped number. */
+static int
+add_count(struct cg *c, int64_t *total, int64_t n)
+{
+    if (__builtin_add_overflow(*total, n, total))
+        return fail(c, "call counts add up to more than %lld", (long long)INT64_MAX);
+    return 0;
+}
+
 /* An unsigned decimal or 0x-hex number; *s is advanced past it. */
 static bool
 parse_u64(const char **s, uint64_t *v)
@@ -386,16 +396,19 @@ cost_line(struct cg *c, const char *s)
             return rc;
         struct cg_func *g = &c->funcs[callee];
         f = &c->funcs[c->cur]; /* func_get may have moved the array */
-        e->calls += c->call_count;
+        if ((rc = add_count(c, &e->calls, c->call_count)) < 0)
+            return rc;
         e->incl += cost;
         if (c->pend_ext) {
             e->ext = true;
-            e->primcalls += c->pend_primcalls;
+            if ((rc = add_count(c, &e->primcalls, c->pend_primcalls)) < 0)
+                return rc;
             e->self += c->pend_self;
             e->count_only = c->pend_count_only;
         }
         c->pend_ext = false;
-        g->calls_in += c->call_count;
+        if ((rc = add_count(c, &g->calls_in, c->call_count)) < 0)
+            return rc;
         if (callee != c->cur)
             f->out_incl += cost;
         if (g->line_hint < 0 && c->call_target > 0)
@@ -596,15 +609,19 @@ finish(struct cg *c)
         model[order[k]] = id;
         pyprof_func *m = pyprof_profile_func_mut(c->p, id);
         m->counts.tottime += to_seconds(c, f->self);
+        /* two callgrind functions can become one (clean_name): their
+         * counts add, and may overflow like any sum of file data */
+        int64_t nc = f->ext ? f->ncalls : f->calls_in, pc = f->ext ? f->primcalls : f->calls_in;
+        if (__builtin_add_overflow(m->counts.ncalls, nc, &m->counts.ncalls) ||
+            __builtin_add_overflow(m->counts.primcalls, pc, &m->counts.primcalls))
+            return pyprof_error_set(c->err, PYPROF_EFORMAT, pyprof_input_name(c->in), FMT, -1, 0,
+                                    "call counts add up to more than %lld",
+                                    (long long)INT64_MAX);
         if (f->ext) {
-            m->counts.ncalls += f->ncalls;
-            m->counts.primcalls += f->primcalls;
             m->counts.cumtime += to_seconds(c, f->cum);
             if (f->caller_only)
                 m->flags |= PYPROF_FUNC_CALLER_ONLY;
         } else {
-            m->counts.ncalls += f->calls_in;
-            m->counts.primcalls += f->calls_in;
             m->counts.cumtime += to_seconds(c, f->self + f->out_incl);
         }
     }

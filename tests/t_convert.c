@@ -379,6 +379,10 @@ test_reader_errors(void)
         {"callgrind", "events: ns\nfn=a\n1 zz\n", 3, "bad cost"},
         {"callgrind", "events: ns\nfn=a\ncalls=2 1\n1 5\n", 4, "calls= without cfn="},
         {"callgrind", "events: ns\n%%%\n", 2, "garbage line"},
+        {"callgrind",
+         "events: ns\nfn=a\ncfn=b\ncalls=9223372036854775807 1\n1 5\n"
+         "cfn=b\ncalls=9223372036854775807 1\n1 5\n",
+         8, "call counts that add up past 2^63 (fuzz_callgrind)"},
         {"speedscope", "{}", 0, "no $schema"},
         {"speedscope", "{\"$schema\": \"x", 0, "truncated JSON"},
     };
