@@ -611,7 +611,8 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
     size_t at = r->pos;
     int rc;
     if (depth > r->max_depth)
-        return fail(r, PYPROF_ELIMIT, at, "objects nested deeper than %lu levels",
+        return fail(r, PYPROF_ELIMIT, at,
+                    "objects nested deeper than %lu levels (raise the limit with --max-depth)",
                     (unsigned long)r->max_depth);
     if (left(r) < 1)
         return truncated(r, "an object");

@@ -290,8 +290,10 @@ pyprof__pk_step(pyprof__pickle *pk, bool *stop)
         return 0;
     case '(': /* MARK */
         if (pk->nmarks >= pk->lim.max_marks)
-            return pyprof__pk_fail(pk, PYPROF_ELIMIT, "MARKs nested deeper than %zu",
-                                   pk->lim.max_marks);
+            return pyprof__pk_fail(
+                pk, PYPROF_ELIMIT,
+                "MARKs nested deeper than %zu (raise the limit with --max-depth)",
+                pk->lim.max_marks);
         if (PYPROF_GROW(pk->marks, pk->marks_cap, pk->nmarks + 1) < 0)
             return pyprof__pk_fail(pk, PYPROF_ENOMEM, "-");
         pk->marks[pk->nmarks++] = pk->nstack;

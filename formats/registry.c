@@ -10,9 +10,9 @@
 #include "pyprof_int.h"
 
 const pyprof__format *const pyprof__formats[] = {
-    &pyprof__format_pstats,    &pyprof__format_lprof,     &pyprof__format_mprofile,
-    &pyprof__format_speedscope, &pyprof__format_callgrind,
-    &pyprof__format_memreport, &pyprof__format_collapsed,
+    &pyprof__format_pstats,     &pyprof__format_lprof,     &pyprof__format_mprofile,
+    &pyprof__format_speedscope, &pyprof__format_callgrind, &pyprof__format_memreport,
+    &pyprof__format_collapsed,
 };
 const size_t pyprof__format_count = sizeof(pyprof__formats) / sizeof(pyprof__formats[0]);
 
@@ -162,6 +162,8 @@ pyprof_profile_read(pyprof_profile **out, pyprof_input *in, const pyprof_read_op
         opts = &def;
     if (opts->max_bytes)
         pyprof_input_set_max_bytes(in, opts->max_bytes);
+    if (opts->version >= 2 && opts->max_ratio) /* version 1 structs end before it */
+        pyprof_input_set_max_ratio(in, opts->max_ratio);
     if (opts->progress)
         pyprof_input_set_progress(in, opts->progress, opts->progress_payload);
     if (opts->format) {

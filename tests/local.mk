@@ -77,3 +77,7 @@ clean-valgrind-tools:
 # SIGKILL at random moments never leaves a partial output.
 TESTS += tests/atomic_kill.sh
 EXTRA_DIST += tests/atomic_kill.sh
+
+# Input limits and the options that raise them.
+TESTS += tests/limits.sh
+EXTRA_DIST += tests/limits.sh

@@ -3,7 +3,10 @@
  */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -174,4 +177,91 @@ cli_read_progress(pyprof_read_options *ro)
         ro->progress = progress_line;
         ro->progress_payload = NULL;
     }
+}
+
+/* ---- input limits ------------------------------------------------------------------------- */
+
+static pyprof_read_options limits = PYPROF_READ_OPTIONS_INIT;
+
+/* "512", "64K", "2G": a positive whole number of bytes with an optional
+ * binary suffix; false when it is none, or overflows. */
+static bool
+parse_size(const char *arg, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)arg[0]))
+        return false;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (errno || end == arg)
+        return false;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if ((*end == 'i' || *end == 'B') && shift) /* "64KiB", "64KB" read the same */
+        end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+    if (*end || v == 0 || v > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+void
+cli_limit_option(int code, const char *arg)
+{
+    uint64_t v;
+    switch (code) {
+    case CLI_OPT_MAX_BYTES:
+        if (!parse_size(arg, &v) || v > SIZE_MAX / 2)
+            cli_usage_fail("--max-bytes takes a size such as 512M or 4G, not '%s'", arg);
+        limits.max_bytes = v;
+        break;
+    case CLI_OPT_MAX_DEPTH:
+        if (!parse_size(arg, &v) || v > 1000000)
+            cli_usage_fail("--max-depth takes a whole number from 1 to 1000000, not '%s'", arg);
+        limits.max_depth = (uint32_t)v;
+        break;
+    case CLI_OPT_MAX_RATIO:
+        if (!parse_size(arg, &v) || v > UINT32_MAX)
+            cli_usage_fail("--max-ratio takes a whole number from 1 to %u, not '%s'", UINT32_MAX,
+                           arg);
+        limits.max_ratio = (uint32_t)v;
+        break;
+    default:
+        break;
+    }
+}
+
+void
+cli_read_options(pyprof_read_options *ro)
+{
+    cli_read_progress(ro);
+    if (limits.max_bytes)
+        ro->max_bytes = limits.max_bytes;
+    if (limits.max_depth)
+        ro->max_depth = limits.max_depth;
+    if (limits.max_ratio)
+        ro->max_ratio = limits.max_ratio;
 }

@@ -42,6 +42,39 @@ bool cli_output_is_safe(const char *output, char *const *inputs, int ninputs);
  */
 void cli_read_progress(pyprof_read_options *ro);
 
+/*
+ * The input limits every tool takes (the library's defaults protect against
+ * hostile files; a user with a genuine giant profile raises them):
+ *   --max-bytes SIZE   decoded bytes held in memory at once (K, M, G suffixes)
+ *   --max-depth N      nesting of marshal/pickle data
+ *   --max-ratio N      zstd expansion (decoded over compressed bytes)
+ * Put CLI_LIMIT_LONGOPTS in the tool's getopt_long table and CLI_LIMIT_HELP
+ * in its --help text, pass the three codes to cli_limit_option(), and read
+ * with cli_read_options().
+ */
+enum { CLI_OPT_MAX_BYTES = 0x4C00, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_RATIO };
+#define CLI_LIMIT_LONGOPTS                                                                         \
+    {"max-bytes", required_argument, NULL, CLI_OPT_MAX_BYTES},                                     \
+        {"max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH},                                 \
+    {                                                                                              \
+        "max-ratio", required_argument, NULL, CLI_OPT_MAX_RATIO                                    \
+    }
+#define CLI_LIMIT_HELP                                                                             \
+    "      --max-bytes SIZE  hold at most SIZE decoded bytes of an input in memory\n"              \
+    "                        (K, M, G suffixes; default 1G)\n"                                     \
+    "      --max-depth N     refuse marshal/pickle data nested deeper (default 2000)\n"            \
+    "      --max-ratio N     refuse zstd data expanding more than N times (default 1000)\n"
+#define CLI_LIMIT_CASES                                                                            \
+    case CLI_OPT_MAX_BYTES:                                                                        \
+    case CLI_OPT_MAX_DEPTH:                                                                        \
+    case CLI_OPT_MAX_RATIO
+
+/* Take one of the limit options (exits 2 on a bad value). */
+void cli_limit_option(int code, const char *arg);
+
+/* The family's read options: progress bar (cli_read_progress) and limits. */
+void cli_read_options(pyprof_read_options *ro);
+
 /* Output type from the extension of `path` ("png", "svg", ...), or NULL. */
 const char *cli_type_from_path(const char *path);
 

@@ -116,7 +116,7 @@ cc_load_merged(pyprof_profile **out, char *const *paths, size_t n, const char *f
                void *ctx)
 {
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
-    cli_read_progress(&ro);
+    cli_read_options(&ro);
     pyprof_error err = PYPROF_ERROR_INIT;
     pyprof_profile *acc = NULL;
     char kind[32] = "";

@@ -31,7 +31,7 @@ usage(void)
         "      --name TITLE     title of the profile (speedscope)\n"
         "  -q, --quiet          do not print what the target cannot hold\n"
         "      --list           list the output types and exit\n"
-        "  -h, --help           show this help and exit\n"
+        "  -h, --help           show this help and exit\n" CLI_LIMIT_HELP
         "      --version        show version information and exit\n"
         "\n"
         "Inputs: files, '-' for stdin, glob patterns, or @LISTFILE.\n"
@@ -52,6 +52,7 @@ main(int argc, char **argv)
                                              {"name", required_argument, NULL, OPT_NAME},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"list", no_argument, NULL, OPT_LIST},
+                                             CLI_LIMIT_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {"version", no_argument, NULL, OPT_VERSION},
                                              {NULL, 0, NULL, 0}};
@@ -84,6 +85,9 @@ main(int argc, char **argv)
         case 'h':
             usage();
             return CLI_EXIT_OK;
+        CLI_LIMIT_CASES:
+            cli_limit_option(c, optarg);
+            break;
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;

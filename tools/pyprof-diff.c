@@ -33,7 +33,7 @@ usage(void)
            "      --flame FILE      also write a differential flame graph: FILE.svg or\n"
            "                        FILE.png, or FILE.folded for the stacks with both\n"
            "                        counts (as difffolded.pl)\n"
-           "  -h, --help            show this help and exit\n"
+           "  -h, --help            show this help and exit\n" CLI_LIMIT_HELP
            "      --version         show version information and exit\n"
            "\n"
            "Example:\n"
@@ -44,7 +44,7 @@ static int
 load(pyprof_profile **p, const char *path, const char *format)
 {
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
-    cli_read_progress(&ro);
+    cli_read_options(&ro);
     pyprof_error err = PYPROF_ERROR_INIT;
     ro.format = format;
     if (pyprof_profile_load(p, path, &ro, &err) < 0) {
@@ -109,6 +109,7 @@ main(int argc, char **argv)
                                              {"sort", required_argument, NULL, OPT_SORT},
                                              {"limit", required_argument, NULL, 'n'},
                                              {"flame", required_argument, NULL, OPT_FLAME},
+                                             CLI_LIMIT_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {"version", no_argument, NULL, OPT_VERSION},
                                              {NULL, 0, NULL, 0}};
@@ -158,6 +159,9 @@ main(int argc, char **argv)
         case 'h':
             usage();
             return CLI_EXIT_OK;
+        CLI_LIMIT_CASES:
+            cli_limit_option(c, optarg);
+            break;
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;

@@ -46,7 +46,7 @@ usage(void)
            "      --max-nodes N          keep only the N heaviest nodes (and 2N calls)\n"
            "      --focus REGEX          keep only paths through matching functions\n"
            "      --ignore REGEX         drop matching functions\n"
-           "  -h, --help                 show this help\n"
+           "  -h, --help                 show this help\n" CLI_LIMIT_HELP
            "      --version              show the version\n"
            "\n"
            "Example:\n"
@@ -92,6 +92,7 @@ static const struct option long_options[] = {
     {"max-nodes", required_argument, NULL, OPT_MAX_NODES},
     {"focus", required_argument, NULL, OPT_FOCUS},
     {"ignore", required_argument, NULL, OPT_IGNORE},
+    CLI_LIMIT_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -153,7 +154,6 @@ main(int argc, char **argv)
 {
     pyprof_dot_options o = PYPROF_DOT_OPTIONS_INIT;
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
-    cli_read_progress(&ro);
     const char *output = "-", *type = NULL;
     const char **paths = NULL;
     size_t nlabels = 0;
@@ -261,6 +261,9 @@ main(int argc, char **argv)
             usage();
             free(paths);
             return CLI_EXIT_OK;
+        CLI_LIMIT_CASES:
+            cli_limit_option(c, optarg);
+            break;
         case OPT_VERSION:
             cli_print_version();
             free(paths);
@@ -269,6 +272,7 @@ main(int argc, char **argv)
             cli_usage_fail("unknown option");
         }
     }
+    cli_read_options(&ro);
     o.paths = paths;
     char **files = argv + optind;
     int nfiles = argc - optind;

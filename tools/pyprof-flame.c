@@ -71,6 +71,7 @@ static const struct option long_opts[] = {{"title", required_argument, NULL, OPT
                                           {"format", required_argument, NULL, 'f'},
                                           {"output", required_argument, NULL, 'o'},
                                           {"type", required_argument, NULL, 'T'},
+                                          CLI_LIMIT_LONGOPTS,
                                           {"help", no_argument, NULL, 'h'},
                                           {"version", no_argument, NULL, OPT_VERSION},
                                           {NULL, 0, NULL, 0}};
@@ -113,7 +114,7 @@ usage(void)
            "      --normalize      with --diff, scale BEFORE to AFTER's total\n"
            "      --vanished       differential: also draw frames that shrank or vanished\n"
            "                       (widths max(BEFORE, AFTER) instead of AFTER)\n"
-           "  -h, --help           this help\n"
+           "  -h, --help           this help\n" CLI_LIMIT_HELP
            "      --version        versions and built features\n"
            "\n"
            "Example: py-spy record --format raw -o prof.folded -- python app.py;\n"
@@ -147,7 +148,7 @@ static int
 load(pyprof_profile **out, const char *path, const char *format)
 {
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
-    cli_read_progress(&ro);
+    cli_read_options(&ro);
     pyprof_error err = PYPROF_ERROR_INIT;
     ro.format = format;
     if (pyprof_profile_load(out, path, &ro, &err) < 0) {
@@ -282,6 +283,9 @@ main(int argc, char **argv)
         case 'h':
             usage();
             return CLI_EXIT_OK;
+        CLI_LIMIT_CASES:
+            cli_limit_option(c, optarg);
+            break;
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;

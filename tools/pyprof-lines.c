@@ -38,7 +38,7 @@ usage(void)
            "      --csv               write the timings as CSV\n"
            "  -T, --type=TYPE         output type: txt, json or csv\n"
            "  -o, --output=FILE       write to FILE (atomically) instead of stdout\n"
-           "  -h, --help              show this help and exit\n"
+           "  -h, --help              show this help and exit\n" CLI_LIMIT_HELP
            "      --version           show version information and exit\n"
            "\n"
            "Several FILEs are merged: hits and times add up per function and line.\n"
@@ -60,6 +60,7 @@ static const struct option long_options[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"type", required_argument, NULL, 'T'},
     {"output", required_argument, NULL, 'o'},
+    CLI_LIMIT_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -82,7 +83,6 @@ main(int argc, char **argv)
 {
     pyprof_lines_options lo = PYPROF_LINES_OPTIONS_INIT;
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
-    cli_read_progress(&ro);
     const char *output = NULL, *type = NULL;
     const char **roots = NULL;
     size_t nroots = 0, nexplicit = 0;
@@ -145,6 +145,9 @@ main(int argc, char **argv)
             usage();
             free(roots);
             return CLI_EXIT_OK;
+        CLI_LIMIT_CASES:
+            cli_limit_option(c, optarg);
+            break;
         case OPT_VERSION:
             cli_print_version();
             free(roots);
@@ -155,6 +158,7 @@ main(int argc, char **argv)
             return CLI_EXIT_USAGE;
         }
     }
+    cli_read_options(&ro);
     if (optind >= argc)
         cli_usage_fail("no input file (try: %s prog.py.lprof)", cli_tool());
     if (!type && output) {

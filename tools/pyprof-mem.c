@@ -57,7 +57,7 @@ usage(FILE *f)
                "      --json            print tables as JSON\n"
                "      --csv             print tables as CSV\n"
                "      --format=NAME     read inputs as NAME (mprofile, memreport)\n"
-               "  -h, --help            show this help and exit\n"
+               "  -h, --help            show this help and exit\n" CLI_LIMIT_HELP
                "      --version         show version information and exit\n"
                "\n"
                "Examples:\n"
@@ -169,7 +169,7 @@ static int
 load_all(pyprof_profile **out, const char **paths, size_t n, const char *format)
 {
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
-    cli_read_progress(&ro);
+    cli_read_options(&ro);
     pyprof_error err = PYPROF_ERROR_INIT;
     ro.format = format;
     *out = NULL;
@@ -445,7 +445,7 @@ cmd_report(const opts *o, int argc, char **argv)
     if (argc != 1)
         cli_usage_fail("report takes one FILE (a saved @profile report)");
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
-    cli_read_progress(&ro);
+    cli_read_options(&ro);
     ro.format = o->format ? o->format : "memreport";
     pyprof_error err = PYPROF_ERROR_INIT;
     pyprof_profile *p;
@@ -500,6 +500,7 @@ main(int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},
         {"csv", no_argument, NULL, OPT_CSV},
         {"format", required_argument, NULL, OPT_FORMAT},
+        CLI_LIMIT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -614,6 +615,9 @@ main(int argc, char **argv)
             usage(stdout);
             free(args);
             return CLI_EXIT_OK;
+        CLI_LIMIT_CASES:
+            cli_limit_option(c, optarg);
+            break;
         case OPT_VERSION:
             cli_print_version();
             free(args);

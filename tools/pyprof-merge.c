@@ -39,7 +39,7 @@ usage(void)
            "      --ranks-type TYPE   report as txt (default), json or csv\n"
            "  -n, --limit N           at most N rows in the --ranks report\n"
            "  -q, --quiet             do not print what the output type cannot hold\n"
-           "  -h, --help              show this help and exit\n"
+           "  -h, --help              show this help and exit\n" CLI_LIMIT_HELP
            "      --version           show version information and exit\n"
            "\n"
            "Inputs: files, glob patterns (quoted, e.g. 'rank*.pstats'), or @LISTFILE.\n"
@@ -92,6 +92,7 @@ main(int argc, char **argv)
         {"ranks-type", required_argument, NULL, OPT_RANKS_TYPE},
         {"limit", required_argument, NULL, 'n'},
         {"quiet", no_argument, NULL, 'q'},
+        CLI_LIMIT_LONGOPTS,
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0}};
@@ -149,6 +150,9 @@ main(int argc, char **argv)
         case 'h':
             usage();
             return CLI_EXIT_OK;
+        CLI_LIMIT_CASES:
+            cli_limit_option(c, optarg);
+            break;
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;

@@ -59,7 +59,7 @@ usage(FILE *f)
                "      --json          export the table as JSON instead of text\n"
                "      --csv           export the table as CSV instead of text\n"
                "  -T, --type TYPE     txt, json or csv (default: from the -o extension)\n"
-               "  -h, --help          show this help and exit\n"
+               "  -h, --help          show this help and exit\n" CLI_LIMIT_HELP
                "      --version       show version information and exit\n"
                "\n"
                "Commands (as in the python -m pstats browser):\n"
@@ -277,17 +277,20 @@ main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_CSV, OPT_VERSION };
     const char *type = NULL;
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},    {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, OPT_JSON},       {"csv", no_argument, NULL, OPT_CSV},
-        {"type", required_argument, NULL, 'T'},      {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION}, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"json", no_argument, NULL, OPT_JSON},
+                                             {"csv", no_argument, NULL, OPT_CSV},
+                                             {"type", required_argument, NULL, 'T'},
+                                             CLI_LIMIT_LONGOPTS,
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"version", no_argument, NULL, OPT_VERSION},
+                                             {NULL, 0, NULL, 0}};
     struct stats_session s = {NULL, PYPROF_READ_OPTIONS_INIT, NULL};
     const char *output = NULL;
     int export = EXPORT_NONE, opt;
 
     cli_init("pyprof-stats");
-    cli_read_progress(&s.opts);
     opterr = 0; /* our own message, without libtool's path in it */
     int cmd_at = first_command(argc, argv);
     while ((opt = getopt_long(cmd_at, argv, ":f:o:T:h", longopts, NULL)) != -1) {
@@ -312,6 +315,9 @@ main(int argc, char **argv)
         case 'h':
             usage(stdout);
             return CLI_EXIT_OK;
+        CLI_LIMIT_CASES:
+            cli_limit_option(opt, optarg);
+            break;
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;
@@ -321,6 +327,7 @@ main(int argc, char **argv)
             cli_usage_fail("unknown option '%s'", argv[optind - 1]);
         }
     }
+    cli_read_options(&s.opts);
     /* -T, else the extension of -o (.json, .csv), picks the export (cli.md) */
     if (type && strcmp(type, "txt") != 0 && strcmp(type, "json") != 0 && strcmp(type, "csv") != 0)
         cli_usage_fail("unknown output type '%s' (txt, json or csv)", type);

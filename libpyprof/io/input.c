@@ -58,6 +58,7 @@ struct pyprof_input {
     uint64_t decoded; /* decoded bytes produced in all */
     uint64_t line;
     uint64_t max_bytes;
+    uint32_t max_ratio; /* decoded / compressed bound for zstd */
 
     pyprof_progress_fn progress;
     void *progress_payload;
@@ -152,6 +153,7 @@ setup(pyprof_input *in, pyprof_error *err)
     if (!in->raw)
         return pyprof_error_set(err, PYPROF_ENOMEM, in->name, NULL, -1, 0, "out of memory");
     in->max_bytes = PYPROF_INPUT_MAX_BYTES_DEFAULT;
+    in->max_ratio = PYPROF_INPUT_MAX_RATIO_DEFAULT;
     /* Sniff: gather at least 4 raw bytes (a pipe may deliver fewer at once). */
     while (in->raw_len < 4 && !in->raw_eof) {
         size_t got;
@@ -291,6 +293,12 @@ pyprof_input_set_max_bytes(pyprof_input *in, uint64_t max_bytes)
     in->max_bytes = max_bytes ? max_bytes : PYPROF_INPUT_MAX_BYTES_DEFAULT;
 }
 
+void
+pyprof_input_set_max_ratio(pyprof_input *in, uint32_t max_ratio)
+{
+    in->max_ratio = max_ratio ? max_ratio : PYPROF_INPUT_MAX_RATIO_DEFAULT;
+}
+
 uint64_t
 pyprof_input_offset(const pyprof_input *in)
 {
@@ -301,6 +309,16 @@ uint64_t
 pyprof_input_line(const pyprof_input *in)
 {
     return in->line;
+}
+
+/* The error for an input that would need more than max_bytes in memory. */
+static int
+too_much(pyprof_input *in, pyprof_error *err)
+{
+    return pyprof_error_set(err, PYPROF_ELIMIT, in->name, NULL, (int64_t)in->offset, 0,
+                            "more than %llu bytes would have to be held in memory "
+                            "(raise the limit with --max-bytes)",
+                            (unsigned long long)in->max_bytes);
 }
 
 /* Make room for at least `room` more bytes after `end`. */
@@ -316,11 +334,11 @@ make_room(pyprof_input *in, size_t room, pyprof_error *err)
     if (in->cap - in->end >= room)
         return 0;
     size_t need;
-    if (pyprof__add_overflows(in->end, room, &need) || need > in->max_bytes + 1)
-        return pyprof_error_set(err, PYPROF_ELIMIT, in->name, NULL, (int64_t)in->offset, 0,
-                                "more than %llu bytes would have to be held in memory "
-                                "(raise the limit with --max-bytes)",
-                                (unsigned long long)in->max_bytes);
+    /* the window itself may pass max_bytes by its read-ahead: what must be
+     * held (a slurped file, a line) is checked against the limit exactly by
+     * too_much() where it is known */
+    if (pyprof__add_overflows(in->end, room, &need) || need > in->max_bytes + WINDOW_MIN)
+        return too_much(in, err);
     size_t ncap = in->cap ? in->cap : WINDOW_MIN;
     while (ncap < need)
         ncap *= 2;
@@ -388,12 +406,11 @@ produce(pyprof_input *in, pyprof_error *err)
         in->zret = r;
         in->end += ob.pos;
         in->decoded += ob.pos;
-        if (in->decoded > RATIO_GRACE &&
-            in->decoded / PYPROF_INPUT_MAX_RATIO_DEFAULT > in->raw_total)
+        if (in->decoded > RATIO_GRACE && in->decoded / in->max_ratio > in->raw_total)
             return pyprof_error_set(err, PYPROF_ELIMIT, in->name, "zstd", (int64_t)in->decoded, 0,
                                     "zstd data expands more than %ux; refusing a likely "
-                                    "decompression bomb",
-                                    PYPROF_INPUT_MAX_RATIO_DEFAULT);
+                                    "decompression bomb (raise the limit with --max-ratio)",
+                                    (unsigned)in->max_ratio);
         if (ob.pos > 0)
             return 0;
     }
@@ -523,7 +540,11 @@ pyprof_input_slurp(pyprof_input *in, const unsigned char **data, size_t *len, py
         int rc = fill(in, in->end - in->start + RAW_SIZE, err);
         if (rc < 0)
             return rc;
+        if (in->end - in->start > in->max_bytes)
+            return too_much(in, err);
     }
+    if (in->end - in->start > in->max_bytes) /* a probe may have read it all */
+        return too_much(in, err);
     *data = in->buf ? in->buf + in->start : (const unsigned char *)"";
     *len = in->end - in->start;
     return 0;

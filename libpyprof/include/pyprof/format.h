@@ -21,18 +21,23 @@ extern "C" {
 
 /** Options for reading.  Always start from PYPROF_READ_OPTIONS_INIT. */
 typedef struct pyprof_read_options {
-    unsigned version;   /**< PYPROF_READ_OPTIONS_VERSION */
-    const char *format; /**< a format name or alias, or NULL to probe */
-    uint64_t max_bytes; /**< bound on decoded bytes held in memory; 0 = default (1 GiB) */
-    uint32_t max_depth; /**< nesting bound for recursive formats; 0 = default (2000) */
+    unsigned version;            /**< PYPROF_READ_OPTIONS_VERSION */
+    const char *format;          /**< a format name or alias, or NULL to probe */
+    uint64_t max_bytes;          /**< bound on decoded bytes held in memory; 0 = default (1 GiB) */
+    uint32_t max_depth;          /**< nesting bound for recursive formats; 0 = default (2000) */
     pyprof_progress_fn progress; /**< called as the input is read (see input.h), or NULL */
     void *progress_payload;      /**< passed to `progress` */
+    /** Since version 2: bound on zstd expansion, decoded over compressed
+     *  bytes; 0 = default (PYPROF_INPUT_MAX_RATIO_DEFAULT). */
+    uint32_t max_ratio;
 } pyprof_read_options;
 
-#define PYPROF_READ_OPTIONS_VERSION 1
+/* Version 2 added max_ratio; a caller built against version 1 passes a
+ * shorter struct, and the library reads only what its version holds. */
+#define PYPROF_READ_OPTIONS_VERSION 2
 #define PYPROF_READ_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL                                        \
+        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, 0                                     \
     }
 
 /** Number of registered formats. */

@@ -76,6 +76,14 @@ int64_t pyprof_input_file_size(const pyprof_input *in);
 void pyprof_input_set_max_bytes(pyprof_input *in, uint64_t max_bytes);
 
 /**
+ * Set the bound on how much zstd data may expand: decoded bytes over
+ * compressed bytes (0 = PYPROF_INPUT_MAX_RATIO_DEFAULT).  It is checked once
+ * more than 64 MiB have been decoded, since small inputs of repetitive text
+ * legitimately compress far better.  Exceeding it fails with PYPROF_ELIMIT.
+ */
+void pyprof_input_set_max_ratio(pyprof_input *in, uint32_t max_ratio);
+
+/**
  * Make at least `want` decoded bytes available (fewer only at end of input)
  * and point `*data` at them; `*avail` receives how many there are.  The
  * pointer is valid until the next peek/consume/line call.
