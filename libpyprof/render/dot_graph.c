@@ -160,7 +160,8 @@ merge_frame_lines(dot_graph *g, uint32_t *dot_of, bool *merged)
     return 0;
 }
 
-/* PstatsParser.parse: times straight from the profile. */
+/* PstatsParser.parse: times straight from the profile.  The functions'
+ * events; g->total is the denominator of every total share. */
 static void
 events_pstats(dot_graph *g)
 {
@@ -194,13 +195,27 @@ events_pstats(dot_graph *g)
             fn->total_ratio = ratio(fn->total, total);
         }
     }
-    for (size_t k = 0; k < g->ncalls; k++) {
-        dot_call *c = &g->calls[k];
-        if (c->has_total) {
-            c->has_total_ratio = true;
-            c->total_ratio = ratio(c->total, total);
-        }
+    g->total = total;
+}
+
+/* A pstats call's events, from model edge `e`. */
+static void
+call_pstats(dot_call *c, const dot_graph *g, const pyprof_edge *e)
+{
+    c->has_calls = c->has_total = true;
+    if (e->flags & PYPROF_EDGE_COUNT_ONLY) {
+        /* profile-module int callers: calls = n, time = n/nc of the callee's ct */
+        const pyprof_func *callee = pyprof_profile_func(g->p, e->callee);
+        c->calls = (double)e->counts.ncalls;
+        c->total =
+            ratio((double)e->counts.ncalls, (double)callee->counts.ncalls) * callee->counts.cumtime;
+    } else {
+        /* gprof2dot takes element 1 of (nc, cc, tt, ct): primitive calls */
+        c->calls = (double)e->counts.primcalls;
+        c->total = e->counts.cumtime;
     }
+    c->has_total_ratio = true;
+    c->total_ratio = ratio(c->total, g->total);
 }
 
 /* gprof2dot's sample parsers add a line's count to every adjacent
@@ -252,12 +267,72 @@ has_counts(const pyprof_profile *p)
     return false;
 }
 
+/* Whether model edge `e` can matter once the graph is pruned with
+ * thresholds `edge_thres` (a share): both ends alive after the node pruning,
+ * and a total share at or above the threshold.  Only for pstats graphs,
+ * whose call events depend on nothing but the edge. */
+static bool
+call_survives(const dot_graph *g, const uint32_t *dot_of, const pyprof_edge *e, double edge_thres)
+{
+    if (!g->fns[dot_of[e->caller]].alive || !g->fns[dot_of[e->callee]].alive)
+        return false;
+    dot_call c = {.caller = dot_of[e->caller], .callee = dot_of[e->callee]};
+    call_pstats(&c, g, e);
+    pyprof__dot_call_weigh(g, &c);
+    return !(c.has_weight && c.weight < edge_thres);
+}
+
+/* The calls of the graph: the model's edges, or those listed in
+ * keep[0..nkeep) (edge ids, ascending) when keep is not NULL. */
+static int
+build_calls(dot_graph *g, const uint32_t *dot_of, const double *pair, const uint32_t *keep,
+            size_t nkeep)
+{
+    pyprof_profile *p = g->p;
+    size_t n = keep ? nkeep : pyprof_profile_edge_count(p);
+    g->calls = pyprof__calloc(n ? n : 1, sizeof *g->calls);
+    if (!g->calls)
+        return PYPROF_ENOMEM;
+    /* Group the calls by caller with a counting sort (one pass to count,
+     * one to place), then order each group by callee: gprof2dot writes a
+     * node's calls sorted by callee id.  Large profiles have hundreds of
+     * thousands of calls, and this is linear where one qsort is not. */
+    for (size_t i = 0; i < n; i++) {
+        pyprof_id k = keep ? keep[i] : (pyprof_id)i;
+        g->fns[dot_of[pyprof_profile_edge(p, k)->caller]].ncalls++;
+    }
+    for (size_t d = 0, at = 0; d < g->nfns; d++) {
+        g->fns[d].first_call = at;
+        at += g->fns[d].ncalls;
+        g->fns[d].ncalls = 0;
+    }
+    g->ncalls = n;
+    for (size_t i = 0; i < n; i++) {
+        pyprof_id k = keep ? keep[i] : (pyprof_id)i;
+        const pyprof_edge *e = pyprof_profile_edge(p, k);
+        dot_fn *from = &g->fns[dot_of[e->caller]];
+        dot_call *c = &g->calls[from->first_call + from->ncalls++];
+        c->caller = dot_of[e->caller];
+        c->callee = dot_of[e->callee];
+        c->alive = true;
+        c->ratio = -1.0;
+        if (g->sampled)
+            c->samples = pair ? pair[k] : e->counts.cumtime;
+        else
+            call_pstats(c, g, e);
+    }
+    for (size_t d = 0; d < g->nfns; d++)
+        sort_by_callee(g->calls + g->fns[d].first_call, g->fns[d].ncalls);
+    return 0;
+}
+
 int
-pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_options *o,
+pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_options *o, bool prune,
                         pyprof_error *err)
 {
     int rc = 0;
-    uint32_t *dot_of = NULL;
+    uint32_t *dot_of = NULL, *keep = NULL;
+    size_t nkeep = 0;
     double *pair = NULL;
     unsigned caps = pyprof_profile_caps(p);
 
@@ -284,9 +359,8 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
 
     size_t nf = pyprof_profile_func_count(p), ne = pyprof_profile_edge_count(p);
     g->fns = pyprof__calloc(nf ? nf : 1, sizeof *g->fns);
-    g->calls = pyprof__calloc(ne ? ne : 1, sizeof *g->calls);
     dot_of = pyprof__calloc(nf ? nf : 1, sizeof *dot_of);
-    if (!g->fns || !g->calls || !dot_of) {
+    if (!g->fns || !dot_of) {
         rc = PYPROF_ENOMEM;
         goto out;
     }
@@ -296,46 +370,30 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
         PYPROF_TRY(merge_frame_lines(g, dot_of, &merged));
     if (g->sampled && pyprof_profile_stack_count(p))
         PYPROF_TRY(pair_samples(p, &pair));
+    for (size_t d = 0; d < g->nfns; d++) {
+        g->fns[d].alive = true;
+        g->fns[d].cycle = -1;
+    }
 
-    /* Group the calls by caller with a counting sort (one pass to count,
-     * one to place), then order each group by callee: gprof2dot writes a
-     * node's calls sorted by callee id.  Large profiles have hundreds of
-     * thousands of calls, and this is linear where one qsort is not. */
-    for (size_t k = 0; k < ne; k++)
-        g->fns[dot_of[pyprof_profile_edge(p, (pyprof_id)k)->caller]].ncalls++;
-    for (size_t d = 0, at = 0; d < g->nfns; d++) {
-        g->fns[d].first_call = at;
-        at += g->fns[d].ncalls;
-        g->fns[d].ncalls = 0;
-    }
-    g->ncalls = ne;
-    for (size_t k = 0; k < ne; k++) {
-        const pyprof_edge *e = pyprof_profile_edge(p, (pyprof_id)k);
-        dot_fn *from = &g->fns[dot_of[e->caller]];
-        dot_call *c = &g->calls[from->first_call + from->ncalls++];
-        c->caller = dot_of[e->caller];
-        c->callee = dot_of[e->callee];
-        c->alive = true;
-        c->ratio = -1.0;
-        if (g->sampled) {
-            c->samples = pair ? pair[k] : e->counts.cumtime;
-            continue;
-        }
-        c->has_calls = c->has_total = true;
-        if (e->flags & PYPROF_EDGE_COUNT_ONLY) {
-            /* profile-module int callers: calls = n, time = n/nc of the callee's ct */
-            const pyprof_func *callee = pyprof_profile_func(p, e->callee);
-            c->calls = (double)e->counts.ncalls;
-            c->total = ratio((double)e->counts.ncalls, (double)callee->counts.ncalls) *
-                       callee->counts.cumtime;
-        } else {
-            /* gprof2dot takes element 1 of (nc, cc, tt, ct): primitive calls */
-            c->calls = (double)e->counts.primcalls;
-            c->total = e->counts.cumtime;
+    if (!g->sampled) {
+        events_pstats(g);
+        if (prune) {
+            /* Prune the nodes now and leave out the calls that pruning
+             * would kill: on big profiles nearly all of them, and the
+             * graph's largest array. */
+            pyprof__dot_prune_nodes(g, o);
+            keep = pyprof__malloc((ne ? ne : 1) * sizeof *keep);
+            if (!keep) {
+                rc = PYPROF_ENOMEM;
+                goto out;
+            }
+            for (size_t k = 0; k < ne; k++)
+                if (call_survives(g, dot_of, pyprof_profile_edge(p, (pyprof_id)k),
+                                  o->edge_thres / 100.0))
+                    keep[nkeep++] = (uint32_t)k;
         }
     }
-    for (size_t d = 0; d < g->nfns; d++)
-        sort_by_callee(g->calls + g->fns[d].first_call, g->fns[d].ncalls);
+    PYPROF_TRY(build_calls(g, dot_of, pair, keep, nkeep));
     if (merged) {
         /* merged functions: calls between the same pair become one */
         size_t w = 0;
@@ -360,18 +418,11 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
             g->fns[dot_of[i]].samples += k->tottime;
             g->fns[dot_of[i]].stack_samples += k->cumtime;
         }
-    }
-    for (size_t d = 0; d < g->nfns; d++) {
-        g->fns[d].alive = true;
-        g->fns[d].cycle = -1;
-    }
-
-    if (g->sampled)
         PYPROF_TRY(pyprof__dot_integrate(g, o->total));
-    else
-        events_pstats(g);
+    }
 out:
     pyprof__free(dot_of);
+    pyprof__free(keep);
     pyprof__free(pair);
     if (rc < 0) {
         pyprof__dot_graph_free(g);
