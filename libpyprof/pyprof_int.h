@@ -138,6 +138,11 @@ const char *pyprof__profile_name(const pyprof_profile *p);
 int pyprof__profile_edge_append(pyprof_profile *p, pyprof_id *out, pyprof_id caller,
                                 pyprof_id callee);
 
+/* All edges as one array (edge id = index), borrowed until the edges change:
+ * for passes over hundreds of thousands of edges, which would otherwise pay
+ * a call per edge. */
+const pyprof_edge *pyprof__profile_edges(const pyprof_profile *p, size_t *n);
+
 /* ---- format modules -------------------------------------------------------------- */
 typedef struct pyprof__format {
     const char *name;        /* canonical name, as -f takes it */

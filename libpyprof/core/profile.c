@@ -496,6 +496,13 @@ pyprof_profile_edge(const pyprof_profile *p, pyprof_id id)
     return id < p->nedges ? &p->edges[id] : NULL;
 }
 
+const pyprof_edge *
+pyprof__profile_edges(const pyprof_profile *p, size_t *n)
+{
+    *n = p->nedges;
+    return p->edges;
+}
+
 pyprof_edge *
 pyprof_profile_edge_mut(pyprof_profile *p, pyprof_id id)
 {

@@ -64,8 +64,17 @@ static int
 number_functions(dot_graph *g, uint32_t *dot_of)
 {
     pyprof_profile *p = g->p;
-    size_t nf = pyprof_profile_func_count(p);
+    size_t nf = pyprof_profile_func_count(p), ne;
+    const pyprof_edge *edges = pyprof__profile_edges(p, &ne);
     int rc = 0;
+    /* The pstats reader appends edges grouped by callee, in function order:
+     * then each function's callers are the next run of edges, and the
+     * callers index (an array per function, built from all edges) is not
+     * needed.  Other orders use the index. */
+    bool by_callee = true;
+    for (size_t k = 1; k < ne && by_callee; k++)
+        by_callee = edges[k - 1].callee <= edges[k].callee;
+    size_t run = 0; /* by_callee: the first edge whose callee is not below i */
     for (size_t i = 0; i < nf; i++)
         dot_of[i] = PYPROF_NONE;
     g->nfns = 0;
@@ -77,12 +86,18 @@ number_functions(dot_graph *g, uint32_t *dot_of)
             dot_of[i] = (uint32_t)g->nfns;
             g->fns[g->nfns++].func = (pyprof_id)i;
         }
-        const pyprof_id *in;
+        const pyprof_id *in = NULL;
         size_t nin;
-        if ((rc = pyprof_profile_callers(p, (pyprof_id)i, &in, &nin)) < 0)
+        if (by_callee) {
+            while (run < ne && edges[run].callee < i)
+                run++;
+            for (nin = 0; run + nin < ne && edges[run + nin].callee == i; nin++)
+                ;
+        } else if ((rc = pyprof_profile_callers(p, (pyprof_id)i, &in, &nin)) < 0) {
             return rc;
+        }
         for (size_t k = 0; k < nin; k++) {
-            pyprof_id c = pyprof_profile_edge(p, in[k])->caller;
+            pyprof_id c = edges[in ? in[k] : run + k].caller;
             if (dot_of[c] == PYPROF_NONE) {
                 dot_of[c] = (uint32_t)g->nfns;
                 g->fns[g->nfns++].func = c;
@@ -267,19 +282,46 @@ has_counts(const pyprof_profile *p)
     return false;
 }
 
-/* Whether model edge `e` can matter once the graph is pruned with
- * thresholds `edge_thres` (a share): both ends alive after the node pruning,
- * and a total share at or above the threshold.  Only for pstats graphs,
+/* Whether model edge `e`, whose ends are alive after the node pruning, can
+ * survive the edge threshold `edge_thres` (a share).  Only for pstats graphs,
  * whose call events depend on nothing but the edge. */
 static bool
 call_survives(const dot_graph *g, const uint32_t *dot_of, const pyprof_edge *e, double edge_thres)
 {
-    if (!g->fns[dot_of[e->caller]].alive || !g->fns[dot_of[e->callee]].alive)
-        return false;
     dot_call c = {.caller = dot_of[e->caller], .callee = dot_of[e->callee]};
     call_pstats(&c, g, e);
     pyprof__dot_call_weigh(g, &c);
     return !(c.has_weight && c.weight < edge_thres);
+}
+
+/* The edges that can survive pruning with `o`, once the nodes are pruned:
+ * both ends alive, and at or above the edge threshold.  *keep gets their
+ * ids, ascending. */
+static int
+surviving_edges(const dot_graph *g, const uint32_t *dot_of, const pyprof_dot_options *o,
+                uint32_t **keep, size_t *nkeep)
+{
+    size_t nf = pyprof_profile_func_count(g->p), ne;
+    const pyprof_edge *edges = pyprof__profile_edges(g->p, &ne);
+    /* liveness by model id, a byte each: the edge loop reads it twice per
+     * edge at random, and it stays in cache where the dot_fn array does not */
+    uint8_t *live = pyprof__malloc(nf ? nf : 1);
+    *keep = pyprof__malloc((ne ? ne : 1) * sizeof **keep);
+    *nkeep = 0;
+    if (!live || !*keep) {
+        pyprof__free(live);
+        return PYPROF_ENOMEM;
+    }
+    for (size_t i = 0; i < nf; i++)
+        live[i] = g->fns[dot_of[i]].alive;
+    double edge_thres = o->edge_thres / 100.0;
+    for (size_t k = 0; k < ne; k++) {
+        const pyprof_edge *e = &edges[k];
+        if (live[e->caller] && live[e->callee] && call_survives(g, dot_of, e, edge_thres))
+            (*keep)[(*nkeep)++] = (uint32_t)k;
+    }
+    pyprof__free(live);
+    return 0;
 }
 
 /* The calls of the graph: the model's edges, or those listed in
@@ -357,7 +399,7 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
     const char *unit = pyprof_profile_meta_get(p, "time_unit");
     g->sampled = (caps & PYPROF_CAP_STACKS) || (unit && strcmp(unit, "samples") == 0);
 
-    size_t nf = pyprof_profile_func_count(p), ne = pyprof_profile_edge_count(p);
+    size_t nf = pyprof_profile_func_count(p);
     g->fns = pyprof__calloc(nf ? nf : 1, sizeof *g->fns);
     dot_of = pyprof__calloc(nf ? nf : 1, sizeof *dot_of);
     if (!g->fns || !dot_of) {
@@ -382,15 +424,7 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
              * would kill: on big profiles nearly all of them, and the
              * graph's largest array. */
             pyprof__dot_prune_nodes(g, o);
-            keep = pyprof__malloc((ne ? ne : 1) * sizeof *keep);
-            if (!keep) {
-                rc = PYPROF_ENOMEM;
-                goto out;
-            }
-            for (size_t k = 0; k < ne; k++)
-                if (call_survives(g, dot_of, pyprof_profile_edge(p, (pyprof_id)k),
-                                  o->edge_thres / 100.0))
-                    keep[nkeep++] = (uint32_t)k;
+            PYPROF_TRY(surviving_edges(g, dot_of, o, &keep, &nkeep));
         }
     }
     PYPROF_TRY(build_calls(g, dot_of, pair, keep, nkeep));

@@ -86,8 +86,8 @@ pyprof__dot_call_weigh(const dot_graph *g, dot_call *c)
         c->weight = c->total_ratio;
     } else if (caller->has_total_ratio && callee->has_total_ratio) {
         c->has_weight = true;
-        c->weight = caller->total_ratio < callee->total_ratio ? caller->total_ratio
-                                                              : callee->total_ratio;
+        c->weight =
+            caller->total_ratio < callee->total_ratio ? caller->total_ratio : callee->total_ratio;
     }
 }
 
