@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <limits.h>
+
 #include <graphviz/cgraph.h>
 
 #include "../libpyprof/render/dot_int.h"
@@ -550,8 +552,15 @@ test_numbering_orders(void)
     }
     pyprof_dot_options o = PYPROF_DOT_OPTIONS_INIT;
     o.node_thres = o.edge_thres = 0.0;
-    char *a = render(p[0], &o, NULL), *b = render(p[1], &o, NULL);
+    /* count allocations: a failure point never reached */
+    pyprof__alloc_fail_after(LONG_MAX);
+    char *a = render(p[0], &o, NULL);
+    long na = pyprof__alloc_fail_after(LONG_MAX);
+    char *b = render(p[1], &o, NULL);
+    long nb = pyprof__alloc_fail_after(-1);
     TAP_OK(a && b && strcmp(a, b) == 0, "edges grouped by callee or not: the same numbering");
+    /* the grouped order needs no callers index (two arrays) */
+    TAP_OK(na < nb, "grouped edges are walked without the index (%ld < %ld allocations)", na, nb);
     free(a);
     free(b);
     pyprof_profile_free(p[0]);

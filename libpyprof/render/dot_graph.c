@@ -56,25 +56,37 @@ sort_by_callee(dot_call *c, size_t n)
     }
 }
 
+/* Whether the edges from `*run` on whose callee is below `i` may be passed
+ * over by number_functions' walk of runs: only if their callees are
+ * functions the walk skips anyway (callers only).  Otherwise the edges are
+ * not grouped by callee in function order. */
+static bool
+skip_to(const pyprof_profile *p, const pyprof_edge *edges, size_t ne, size_t *run, size_t i)
+{
+    for (; *run < ne && edges[*run].callee < i; ++*run)
+        if (!(pyprof_profile_func(p, edges[*run].callee)->flags & PYPROF_FUNC_CALLER_ONLY))
+            return false;
+    return true;
+}
+
 /* Number the functions as gprof2dot does: walking the entries in dict (file)
  * order, each entry first, then each key of its callers dict.  Functions
  * known only as callers (which readers append after the entries) thus get
- * the number of their first mention. */
+ * the number of their first mention.
+ *
+ * The pstats reader appends edges grouped by callee, in function order: then
+ * each function's callers are the next run of edges, and the callers index
+ * (an array per function, built from all edges) is not needed.  The walk of
+ * runs (`by_callee`) notices any other order and the numbering starts over
+ * with the index. */
 static int
-number_functions(dot_graph *g, uint32_t *dot_of)
+number_functions(dot_graph *g, uint32_t *dot_of, bool by_callee)
 {
     pyprof_profile *p = g->p;
     size_t nf = pyprof_profile_func_count(p), ne;
     const pyprof_edge *edges = pyprof__profile_edges(p, &ne);
-    int rc = 0;
-    /* The pstats reader appends edges grouped by callee, in function order:
-     * then each function's callers are the next run of edges, and the
-     * callers index (an array per function, built from all edges) is not
-     * needed.  Other orders use the index. */
-    bool by_callee = true;
-    for (size_t k = 1; k < ne && by_callee; k++)
-        by_callee = edges[k - 1].callee <= edges[k].callee;
     size_t run = 0; /* by_callee: the first edge whose callee is not below i */
+    int rc = 0;
     for (size_t i = 0; i < nf; i++)
         dot_of[i] = PYPROF_NONE;
     g->nfns = 0;
@@ -89,8 +101,8 @@ number_functions(dot_graph *g, uint32_t *dot_of)
         const pyprof_id *in = NULL;
         size_t nin;
         if (by_callee) {
-            while (run < ne && edges[run].callee < i)
-                run++;
+            if (!skip_to(p, edges, ne, &run, i))
+                return number_functions(g, dot_of, false);
             for (nin = 0; run + nin < ne && edges[run + nin].callee == i; nin++)
                 ;
         } else if ((rc = pyprof_profile_callers(p, (pyprof_id)i, &in, &nin)) < 0) {
@@ -103,7 +115,11 @@ number_functions(dot_graph *g, uint32_t *dot_of)
                 g->fns[g->nfns++].func = c;
             }
         }
+        if (by_callee)
+            run += nin;
     }
+    if (by_callee && !skip_to(p, edges, ne, &run, nf))
+        return number_functions(g, dot_of, false);
     /* anything left (a caller-only function nobody calls from an entry) */
     for (size_t i = 0; i < nf; i++) {
         if (dot_of[i] == PYPROF_NONE) {
@@ -406,7 +422,7 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
         rc = PYPROF_ENOMEM;
         goto out;
     }
-    PYPROF_TRY(number_functions(g, dot_of));
+    PYPROF_TRY(number_functions(g, dot_of, true));
     bool merged = false;
     if (g->sampled)
         PYPROF_TRY(merge_frame_lines(g, dot_of, &merged));
