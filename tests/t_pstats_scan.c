@@ -312,10 +312,111 @@ test_corpus(void)
            fast);
 }
 
+/* ---- a big generated profile ----------------------------------------------
+ * cProfile-shaped marshal (version 4 short strings, no references) with
+ * enough edges that the fast path has the model's edge array prefaulted by a
+ * helper thread (core/prefault.c) while it interns the functions. */
+typedef struct gen {
+    unsigned char *b;
+    size_t n, cap;
+} gen;
+
+static void
+put(gen *g, const void *p, size_t n)
+{
+    if (g->n + n > g->cap) {
+        while (g->n + n > g->cap)
+            g->cap = g->cap ? g->cap * 2 : 1 << 16;
+        g->b = realloc(g->b, g->cap);
+    }
+    memcpy(g->b + g->n, p, n);
+    g->n += n;
+}
+
+static void
+put_byte(gen *g, unsigned char c)
+{
+    put(g, &c, 1);
+}
+
+static void
+put_int(gen *g, int32_t v)
+{
+    uint32_t u = (uint32_t)v;
+    unsigned char b[5] = {'i', (unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16),
+                          (unsigned char)(u >> 24)};
+    put(g, b, 5);
+}
+
+static void
+put_float(gen *g, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    put_byte(g, 'g');
+    for (int i = 0; i < 8; i++)
+        put_byte(g, (unsigned char)(u >> (8 * i)));
+}
+
+static void
+put_key(gen *g, int f)
+{
+    char file[32], name[32];
+    snprintf(file, sizeof file, "/src/mod%d.py", f % 97);
+    snprintf(name, sizeof name, "fn_%d", f);
+    put_byte(g, ')');
+    put_byte(g, 3);
+    put_byte(g, 'z');
+    put_byte(g, (unsigned char)strlen(file));
+    put(g, file, strlen(file));
+    put_int(g, f % 1000);
+    put_byte(g, 'z');
+    put_byte(g, (unsigned char)strlen(name));
+    put(g, name, strlen(name));
+}
+
+static void
+test_big(void)
+{
+    enum { NFUNCS = 3000, NCALLERS = 40 }; /* 120,000 edges: 5.8 MB of them */
+    gen g = {0};
+    put_byte(&g, '{');
+    for (int f = 0; f < NFUNCS; f++) {
+        put_key(&g, f);
+        put_byte(&g, ')');
+        put_byte(&g, 5);
+        put_int(&g, f + 1);
+        put_int(&g, f + 2);
+        put_float(&g, f * 0.001);
+        put_float(&g, f * 0.002);
+        put_byte(&g, '{');
+        for (int k = 0; k < NCALLERS; k++) {
+            /* callers beyond NFUNCS are caller-only functions */
+            put_key(&g, (f * 7 + k * 131) % (NFUNCS + 500));
+            put_byte(&g, ')');
+            put_byte(&g, 4);
+            put_int(&g, k + 1);
+            put_int(&g, k + 1);
+            put_float(&g, k * 0.0001);
+            put_float(&g, k * 0.0003);
+        }
+        put_byte(&g, '0');
+    }
+    put_byte(&g, '0');
+    bool ok = false;
+    TAP_OK(scanned(g.b, g.n), "big generated profile: the fast path takes it");
+    const char *d = paths_differ(g.b, g.n, &ok);
+    if (d)
+        tap_diag("  %s", d);
+    TAP_OK(ok && !d, "big generated profile: both paths agree");
+    free(g.b);
+}
+
 int
 main(void)
 {
     test_fixtures();
     test_corpus();
+    test_big();
     return tap_done();
 }
