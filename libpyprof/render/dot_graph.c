@@ -78,9 +78,9 @@ skip_to(const pyprof_profile *p, const pyprof_edge *edges, size_t ne, size_t *ru
  * each function's callers are the next run of edges, and the callers index
  * (an array per function, built from all edges) is not needed.  The walk of
  * runs (`by_callee`) notices any other order and the numbering starts over
- * with the index. */
+ * with the index.  order[d] gets the model id of dot id d. */
 static int
-number_functions(dot_graph *g, uint32_t *dot_of, bool by_callee)
+number_functions(dot_graph *g, uint32_t *dot_of, pyprof_id *order, bool by_callee)
 {
     pyprof_profile *p = g->p;
     size_t nf = pyprof_profile_func_count(p), ne;
@@ -96,13 +96,13 @@ number_functions(dot_graph *g, uint32_t *dot_of, bool by_callee)
             continue;
         if (dot_of[i] == PYPROF_NONE) {
             dot_of[i] = (uint32_t)g->nfns;
-            g->fns[g->nfns++].func = (pyprof_id)i;
+            order[g->nfns++] = (pyprof_id)i;
         }
         const pyprof_id *in = NULL;
         size_t nin;
         if (by_callee) {
             if (!skip_to(p, edges, ne, &run, i))
-                return number_functions(g, dot_of, false);
+                return number_functions(g, dot_of, order, false);
             for (nin = 0; run + nin < ne && edges[run + nin].callee == i; nin++)
                 ;
         } else if ((rc = pyprof_profile_callers(p, (pyprof_id)i, &in, &nin)) < 0) {
@@ -112,19 +112,19 @@ number_functions(dot_graph *g, uint32_t *dot_of, bool by_callee)
             pyprof_id c = edges[in ? in[k] : run + k].caller;
             if (dot_of[c] == PYPROF_NONE) {
                 dot_of[c] = (uint32_t)g->nfns;
-                g->fns[g->nfns++].func = c;
+                order[g->nfns++] = c;
             }
         }
         if (by_callee)
             run += nin;
     }
     if (by_callee && !skip_to(p, edges, ne, &run, nf))
-        return number_functions(g, dot_of, false);
+        return number_functions(g, dot_of, order, false);
     /* anything left (a caller-only function nobody calls from an entry) */
     for (size_t i = 0; i < nf; i++) {
         if (dot_of[i] == PYPROF_NONE) {
             dot_of[i] = (uint32_t)g->nfns;
-            g->fns[g->nfns++].func = (pyprof_id)i;
+            order[g->nfns++] = (pyprof_id)i;
         }
     }
     return 0;
@@ -390,6 +390,7 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
 {
     int rc = 0;
     uint32_t *dot_of = NULL, *keep = NULL;
+    pyprof_id *order = NULL;
     size_t nkeep = 0;
     double *pair = NULL;
     unsigned caps = pyprof_profile_caps(p);
@@ -418,20 +419,29 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
     size_t nf = pyprof_profile_func_count(p);
     g->fns = pyprof__calloc(nf ? nf : 1, sizeof *g->fns);
     dot_of = pyprof__calloc(nf ? nf : 1, sizeof *dot_of);
-    if (!g->fns || !dot_of) {
+    order = pyprof__malloc((nf ? nf : 1) * sizeof *order);
+    if (!g->fns || !dot_of || !order) {
         rc = PYPROF_ENOMEM;
         goto out;
     }
-    PYPROF_TRY(number_functions(g, dot_of, true));
+    /* The functions (~10 MB on a big profile, fresh memory) are first
+     * written after the numbering, which walks all the edges: a helper
+     * takes their page faults meanwhile. */
+    pyprof__prefault *pf = pyprof__prefault_start(g->fns, nf * sizeof *g->fns);
+    rc = number_functions(g, dot_of, order, true);
+    pyprof__prefault_finish(pf);
+    if (rc < 0)
+        goto out;
+    for (size_t d = 0; d < g->nfns; d++) {
+        g->fns[d].func = order[d];
+        g->fns[d].alive = true;
+        g->fns[d].cycle = -1;
+    }
     bool merged = false;
     if (g->sampled)
         PYPROF_TRY(merge_frame_lines(g, dot_of, &merged));
     if (g->sampled && pyprof_profile_stack_count(p))
         PYPROF_TRY(pair_samples(p, &pair));
-    for (size_t d = 0; d < g->nfns; d++) {
-        g->fns[d].alive = true;
-        g->fns[d].cycle = -1;
-    }
 
     if (!g->sampled) {
         events_pstats(g);
@@ -472,6 +482,7 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
     }
 out:
     pyprof__free(dot_of);
+    pyprof__free(order);
     pyprof__free(keep);
     pyprof__free(pair);
     if (rc < 0) {
