@@ -232,6 +232,19 @@ tuple_header(scanner *c, unsigned char code, uint32_t n)
     return len == n;
 }
 
+/* What key() compares with the last key named by the same name object, kept
+ * in the name's ref_num slot (strings have no number there): the file's slot
+ * and the line.  That is a look in a small array per edge instead of one in
+ * the key records; 0, which matches nothing, when there is no file slot or
+ * the line does not fit. */
+static inline uint64_t
+last_tag(const pyprof__pscan_key *k)
+{
+    if (!k->file_ref || k->line < 0 || k->line > (int64_t)UINT32_MAX)
+        return 0;
+    return (uint64_t)k->file_ref << 32 | (uint64_t)k->line;
+}
+
 /* A function key: a new (file, line, name) tuple, or a reference to one. */
 static bool
 key(scanner *c, uint32_t *out)
@@ -266,14 +279,12 @@ key(scanner *c, uint32_t *out)
      * the same key.  That spares the model a lookup per edge, and the scan
      * a key record. */
     uint32_t *last = k.name_ref ? &s->ref_aux[k.name_ref - 1] : NULL;
-    if (last && *last && k.file_ref) {
-        const pyprof__pscan_key *prev = &s->keys[*last - 1];
-        if (prev->file_ref == k.file_ref && prev->name_ref == k.name_ref && prev->line == k.line) {
-            *out = *last - 1;
-            if (ref)
-                s->ref_aux[ref - 1] = *out + 1;
-            return true;
-        }
+    uint64_t tag = last_tag(&k);
+    if (last && *last && tag && s->ref_num[k.name_ref - 1] == tag) {
+        *out = *last - 1;
+        if (ref)
+            s->ref_aux[ref - 1] = *out + 1;
+        return true;
     }
     if (s->nkeys == s->keys_cap && PYPROF_GROW(s->keys, s->keys_cap, s->nkeys + 1) < 0)
         return out_of_memory(c);
@@ -283,8 +294,10 @@ key(scanner *c, uint32_t *out)
     *out = (uint32_t)s->nkeys++;
     if (ref)
         s->ref_aux[ref - 1] = *out + 1;
-    if (last)
+    if (last) {
         *last = *out + 1;
+        s->ref_num[k.name_ref - 1] = tag;
+    }
     return true;
 }
 

@@ -319,6 +319,7 @@ test_corpus(void)
 typedef struct gen {
     unsigned char *b;
     size_t n, cap;
+    int32_t nrefs, file_slot[97], name_slot[1500];
 } gen;
 
 static void
@@ -358,21 +359,37 @@ put_float(gen *g, double d)
         put_byte(g, (unsigned char)(u >> (8 * i)));
 }
 
+/* A string, shared as Python's marshal shares it: with FLAG_REF the first
+ * time (taking the next reference slot), as a back-reference after that. */
+static void
+put_shared(gen *g, const char *str, int32_t *slot)
+{
+    if (*slot >= 0) {
+        uint32_t u = (uint32_t)*slot;
+        unsigned char b[5] = {'r', (unsigned char)u, (unsigned char)(u >> 8),
+                              (unsigned char)(u >> 16), (unsigned char)(u >> 24)};
+        put(g, b, 5);
+        return;
+    }
+    *slot = g->nrefs++;
+    put_byte(g, 'z' | 0x80);
+    put_byte(g, (unsigned char)strlen(str));
+    put(g, str, strlen(str));
+}
+
+/* Function f's key: names are shared by several functions (as "__init__"
+ * is), so that the scan's key deduplication sees names alternate. */
 static void
 put_key(gen *g, int f)
 {
     char file[32], name[32];
-    snprintf(file, sizeof file, "/src/mod%d.py", f % 97);
-    snprintf(name, sizeof name, "fn_%d", f);
+    snprintf(file, sizeof file, "/src/mod%d.py", f % 10);
+    snprintf(name, sizeof name, "fn_%d", f % 150);
     put_byte(g, ')');
     put_byte(g, 3);
-    put_byte(g, 'z');
-    put_byte(g, (unsigned char)strlen(file));
-    put(g, file, strlen(file));
-    put_int(g, f % 1000);
-    put_byte(g, 'z');
-    put_byte(g, (unsigned char)strlen(name));
-    put(g, name, strlen(name));
+    put_shared(g, file, &g->file_slot[f % 10]);
+    put_int(g, f % 7 ? f % 1000 : -1 - f % 1000); /* negative lines too */
+    put_shared(g, name, &g->name_slot[f % 150]);
 }
 
 static void
@@ -380,6 +397,10 @@ test_big(void)
 {
     enum { NFUNCS = 3000, NCALLERS = 40 }; /* 120,000 edges: 5.8 MB of them */
     gen g = {0};
+    for (int i = 0; i < 97; i++)
+        g.file_slot[i] = -1;
+    for (int i = 0; i < 1500; i++)
+        g.name_slot[i] = -1;
     put_byte(&g, '{');
     for (int f = 0; f < NFUNCS; f++) {
         put_key(&g, f);
