@@ -609,11 +609,20 @@ build_scanned(builder *b, pyprof__pscan *s)
         return oom_at(b, 0, PYPROF_ENOMEM);
     if ((rc = pyprof_profile_reserve(b->p, s->nentries, s->nedges)) < 0)
         return oom_at(b, 0, rc);
+    /* The edges go into fresh memory in pass 2, whose page faults cost as
+     * much as filling it: a helper thread takes them during pass 1, which
+     * does not touch that memory. */
+    size_t spare;
+    void *edges = pyprof__profile_edges_spare(b->p, &spare);
+    size_t need = s->nedges * sizeof(pyprof_edge);
+    pyprof__prefault *pf = pyprof__prefault_start(edges, need < spare ? need : spare);
     /* pass 1: every entry's function, in file order */
     for (uint32_t k = 0; k < s->nentries; k++) {
         pyprof_id f;
-        if ((rc = scan_key_func(b, s, s->entries[k].key, 0, &f)) < 0)
+        if ((rc = scan_key_func(b, s, s->entries[k].key, 0, &f)) < 0) {
+            pyprof__prefault_finish(pf);
             return rc;
+        }
         if (f >= b->nvalues) {
             for (size_t j = b->nvalues; j <= f; j++)
                 b->value_of[j] = PYPROF_NONE;
@@ -621,6 +630,7 @@ build_scanned(builder *b, pyprof__pscan *s)
         }
         b->value_of[f] = k; /* a repeated key: the last value wins */
     }
+    pyprof__prefault_finish(pf);
     /* pass 2: counters and callers */
     for (pyprof_id f = 0; f < b->nvalues; f++) {
         const pyprof__pscan_entry *e = &s->entries[b->value_of[f]];

@@ -54,7 +54,8 @@ typedef struct pyprof__pscan {
      * needs, and the code array (1 byte a slot) stays in cache */
     uint32_t *ref_off;       /* offset of the object's type byte */
     uint32_t *ref_aux;       /* tuples: key index + 1; strings: see key() */
-    uint64_t *ref_num;       /* numbers: the value (an int64, or a double's bits) */
+    uint64_t *ref_num;       /* numbers: the value (an int64, or a double's bits);
+                                strings: see key() */
     unsigned char *ref_code; /* the type code, without FLAG_REF */
     size_t nrefs, refs_cap;
     pyprof__pscan_key *keys;

@@ -3,6 +3,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/pyprof_int.h \
 	libpyprof/core/profile_int.h \
 	libpyprof/core/alloc.c \
+	libpyprof/core/prefault.c \
 	libpyprof/core/arena.c \
 	libpyprof/core/hash.c \
 	libpyprof/core/utf8.c \

@@ -56,6 +56,18 @@ long pyprof__alloc_fail_after(long n);
 int pyprof__grow(void **items, size_t *cap, size_t need, size_t size);
 #define PYPROF_GROW(arr, cap, need) pyprof__grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* ---- prefaulting (core/prefault.c) -------------------------------------------
+ * Have a helper thread fault in p[0..n) (whole pages within it), memory the
+ * caller has allocated and will fill later, while the caller does other
+ * work.  Nobody may touch the range until pyprof__prefault_finish, which
+ * stops the helper at its next slice and waits for it.  Returns NULL when
+ * not worth it or not possible (small ranges, no threads, no
+ * MADV_POPULATE_WRITE); finish takes NULL.  Only a hint: contents are not
+ * changed, and any failure just leaves the faults to the caller. */
+typedef struct pyprof__prefault pyprof__prefault;
+pyprof__prefault *pyprof__prefault_start(void *p, size_t n);
+void pyprof__prefault_finish(pyprof__prefault *pf);
+
 /* ---- arena -------------------------------------------------------------------
  * Bump allocation for objects that live as long as their profile (strings).
  * Freed all at once.  With PYPROF_DEBUG_ARENA every object is its own malloc
@@ -137,6 +149,14 @@ const char *pyprof__profile_name(const pyprof_profile *p);
  * edges up never pays for the index (a cache miss per edge on big files). */
 int pyprof__profile_edge_append(pyprof_profile *p, pyprof_id *out, pyprof_id caller,
                                 pyprof_id callee);
+
+/* All edges as one array (edge id = index), borrowed until the edges change:
+ * for passes over hundreds of thousands of edges, which would otherwise pay
+ * a call per edge. */
+const pyprof_edge *pyprof__profile_edges(const pyprof_profile *p, size_t *n);
+/* The reserved but unused edge storage after the last edge (where the next
+ * edges appended will go), and its size in bytes (for prefaulting). */
+void *pyprof__profile_edges_spare(pyprof_profile *p, size_t *bytes);
 
 /* ---- format modules -------------------------------------------------------------- */
 typedef struct pyprof__format {

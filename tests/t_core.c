@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <time.h>
+
 #include "pyprof_int.h"
 #include "tap.h"
 
@@ -230,6 +232,32 @@ test_oom_sweep(void)
     TAP_IS_INT(bad, 0, "every failed allocation came back as ENOMEM");
 }
 
+/* The prefault helper only ever populates: what the memory holds before
+ * is what it holds after, with the helper stopped early or left to finish;
+ * ranges too small for a thread get none. */
+static void
+test_prefault(void)
+{
+    size_t n = (size_t)24 << 20;
+    unsigned char *m = malloc(n);
+    for (size_t i = 0; i < n; i += 4093)
+        m[i] = (unsigned char)(i * 31 + 7);
+    pyprof__prefault *pf = pyprof__prefault_start(m, n);
+    pyprof__prefault_finish(pf); /* at once: stops at the next slice */
+    pf = pyprof__prefault_start(m + 1, n - 2);
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL); /* let it run */
+    pyprof__prefault_finish(pf);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i += 4093)
+        bad += m[i] != (unsigned char)(i * 31 + 7);
+    TAP_IS_INT(bad, 0, "prefaulting leaves the contents alone");
+    TAP_OK(pyprof__prefault_start(m, 4096) == NULL, "a small range gets no helper");
+    TAP_OK(pyprof__prefault_start(NULL, 0) == NULL, "an empty range gets no helper");
+    pyprof__prefault_finish(NULL);
+    free(m);
+}
+
 int
 main(void)
 {
@@ -238,5 +266,6 @@ main(void)
     test_merge();
     test_derive();
     test_oom_sweep();
+    test_prefault();
     return tap_done();
 }

@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <limits.h>
+
 #include <graphviz/cgraph.h>
 
 #include "../libpyprof/render/dot_int.h"
@@ -404,6 +406,167 @@ test_sampled(void)
     pyprof_profile_free(p);
 }
 
+/* What pruning leaves of a graph, as text: the live nodes and the live calls
+ * between them, with what the drawing reads of each. */
+static char *
+live_summary(const dot_graph *g)
+{
+    dot_buf b = {0};
+    for (size_t d = 0; d < g->nfns; d++) {
+        const dot_fn *fn = &g->fns[d];
+        if (!fn->alive)
+            continue;
+        pyprof__dot_buf_printf(&b, "n%zu w%d:%.17g\n", d, fn->has_weight, fn->weight);
+        for (size_t k = fn->first_call; k < fn->first_call + fn->ncalls; k++) {
+            const dot_call *c = &g->calls[k];
+            if (c->alive && g->fns[c->callee].alive)
+                pyprof__dot_buf_printf(&b, " %u->%u calls %.17g share %.17g w%d:%.17g\n", c->caller,
+                                       c->callee, c->calls, c->total_ratio, c->has_weight,
+                                       c->weight);
+        }
+    }
+    return b.s ? b.s : strdup("");
+}
+
+/* A fixed-seed LCG: the same profiles every run. */
+static uint64_t
+rnd(uint64_t *seed)
+{
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    return *seed >> 33;
+}
+
+/* pyprof__dot_graph_build with `prune` (nodes pruned first, only calls that
+ * can survive built) leaves, after pyprof__dot_graph_prune, exactly what
+ * the full build does, on random pstats-like profiles with caller-only
+ * functions, count-only callers and recursion, under every pruning option. */
+static void
+test_early_prune(void)
+{
+    static const char *const files[] = {"/src/a.py", "/src/lib/b.py", "/usr/lib/c.py", "~"};
+    uint64_t seed = 12345;
+#define RND() rnd(&seed)
+    int same = 0, cases = 0, calls_fewer = 0;
+    for (int round = 0; round < 8; round++) {
+        pyprof_profile *p;
+        pyprof_profile_new(&p);
+        int n = 40 + (int)(RND() % 200);
+        pyprof_id *f = calloc((size_t)n, sizeof *f);
+        for (int i = 0; i < n; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "f%d", i);
+            double ct = (double)(RND() % 100000) / 1000.0 / (1 + i % 7);
+            f[i] = func(p, files[RND() % 4], i, name, 1 + (int64_t)(RND() % 50),
+                        ct * (double)(RND() % 100) / 100.0, ct);
+            if (RND() % 10 == 0) /* known only as a caller */
+                pyprof_profile_func_mut(p, f[i])->flags |= PYPROF_FUNC_CALLER_ONLY;
+        }
+        int ne = n * (1 + (int)(RND() % 6));
+        for (int k = 0; k < ne; k++) {
+            pyprof_id a = f[RND() % (uint64_t)n], b = f[RND() % (uint64_t)n];
+            if (pyprof_profile_edge_find(p, a, b) != PYPROF_NONE)
+                continue;
+            edge(p, a, b, 1 + (int64_t)(RND() % 9), (double)(RND() % 20000) / 1000.0);
+            if (RND() % 8 == 0)
+                pyprof_profile_edge_mut(p, pyprof_profile_edge_find(p, a, b))->flags |=
+                    PYPROF_EDGE_COUNT_ONLY;
+        }
+        const char *paths[] = {"/src", NULL};
+        for (int v = 0; v < 10; v++) {
+            pyprof_dot_options o = PYPROF_DOT_OPTIONS_INIT;
+            o.node_thres = v == 0 ? 0.0 : (double)(RND() % 300) / 100.0;
+            o.edge_thres = v == 0 ? 0.0 : (double)(RND() % 300) / 100.0;
+            o.color_nodes_by_selftime = v % 3 == 1;
+            if (v % 4 == 2) {
+                o.paths = paths;
+                o.npaths = 1;
+            }
+            if (v == 5)
+                o.max_nodes = 7;
+            if (v == 6)
+                o.root = "f1*";
+            if (v == 7) {
+                o.leaf = "f2*";
+                o.depth = 2;
+            }
+            if (v == 8)
+                o.focus = "f3";
+            if (v == 9)
+                o.ignore = "f4";
+            dot_graph full, early;
+            pyprof_error err = PYPROF_ERROR_INIT;
+            cases++;
+            if (pyprof__dot_graph_build(&full, p, &o, false, &err) < 0 ||
+                pyprof__dot_graph_build(&early, p, &o, true, &err) < 0) {
+                tap_diag("build: %s", err.message);
+                continue;
+            }
+            int r1 = pyprof__dot_graph_prune(&full, &o, &err);
+            int r2 = pyprof__dot_graph_prune(&early, &o, &err);
+            char *a = live_summary(&full), *b = live_summary(&early);
+            if (r1 == r2 && strcmp(a, b) == 0)
+                same++;
+            else
+                tap_diag("round %d variant %d differs:\n%s---\n%s", round, v, a, b);
+            if (early.ncalls < full.ncalls)
+                calls_fewer++;
+            free(a);
+            free(b);
+            pyprof__dot_graph_free(&full);
+            pyprof__dot_graph_free(&early);
+        }
+        free(f);
+        pyprof_profile_free(p);
+    }
+#undef RND
+    TAP_OK(same == cases, "early pruning leaves the same graph (%d of %d cases)", same, cases);
+    TAP_OK(calls_fewer > cases / 2, "early pruning built fewer calls in %d of %d cases",
+           calls_fewer, cases);
+}
+
+/* Functions are numbered from each entry's callers in order.  Edges grouped
+ * by callee (as the pstats reader appends them) are walked directly, others
+ * through the callers index: the same profile with its edges appended in
+ * another order (each callee's callers still in the same order) must draw
+ * the same graph. */
+static void
+test_numbering_orders(void)
+{
+    pyprof_profile *p[2];
+    for (int v = 0; v < 2; v++) {
+        pyprof_profile_new(&p[v]);
+        pyprof_id f[6];
+        for (int i = 0; i < 6; i++) {
+            char name[8];
+            snprintf(name, sizeof name, "g%d", i);
+            f[i] = func(p[v], "/src/n.py", i, name, 1 + i, 1.0, 6.0 - i);
+        }
+        /* callee: callers, in dict order */
+        static const int calls[][2] = {{1, 5}, {1, 3}, {2, 4}, {2, 1},
+                                       {3, 0}, {4, 2}, {5, 3}, {0, 1}};
+        static const int order[2][8] = {{7, 0, 1, 2, 3, 4, 5, 6}, {4, 2, 7, 0, 5, 3, 6, 1}};
+        for (int k = 0; k < 8; k++) {
+            const int *c = calls[order[v][k]];
+            edge(p[v], f[c[1]], f[c[0]], 1, 0.5);
+        }
+    }
+    pyprof_dot_options o = PYPROF_DOT_OPTIONS_INIT;
+    o.node_thres = o.edge_thres = 0.0;
+    /* count allocations: a failure point never reached */
+    pyprof__alloc_fail_after(LONG_MAX);
+    char *a = render(p[0], &o, NULL);
+    long na = pyprof__alloc_fail_after(LONG_MAX);
+    char *b = render(p[1], &o, NULL);
+    long nb = pyprof__alloc_fail_after(-1);
+    TAP_OK(a && b && strcmp(a, b) == 0, "edges grouped by callee or not: the same numbering");
+    /* the grouped order needs no callers index (two arrays) */
+    TAP_OK(na < nb, "grouped edges are walked without the index (%ld < %ld allocations)", na, nb);
+    free(a);
+    free(b);
+    pyprof_profile_free(p[0]);
+    pyprof_profile_free(p[1]);
+}
+
 /* Every allocation of the library fails in turn: ENOMEM each time, never a
  * crash, until the render succeeds. */
 static void
@@ -439,6 +602,8 @@ main(void)
     test_escaping();
     test_nonfinite();
     test_sampled();
+    test_early_prune();
+    test_numbering_orders();
     test_oom();
     return tap_done();
 }

@@ -312,10 +312,132 @@ test_corpus(void)
            fast);
 }
 
+/* ---- a big generated profile ----------------------------------------------
+ * cProfile-shaped marshal (version 4 short strings, no references) with
+ * enough edges that the fast path has the model's edge array prefaulted by a
+ * helper thread (core/prefault.c) while it interns the functions. */
+typedef struct gen {
+    unsigned char *b;
+    size_t n, cap;
+    int32_t nrefs, file_slot[97], name_slot[1500];
+} gen;
+
+static void
+put(gen *g, const void *p, size_t n)
+{
+    if (g->n + n > g->cap) {
+        while (g->n + n > g->cap)
+            g->cap = g->cap ? g->cap * 2 : 1 << 16;
+        g->b = realloc(g->b, g->cap);
+    }
+    memcpy(g->b + g->n, p, n);
+    g->n += n;
+}
+
+static void
+put_byte(gen *g, unsigned char c)
+{
+    put(g, &c, 1);
+}
+
+static void
+put_int(gen *g, int32_t v)
+{
+    uint32_t u = (uint32_t)v;
+    unsigned char b[5] = {'i', (unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16),
+                          (unsigned char)(u >> 24)};
+    put(g, b, 5);
+}
+
+static void
+put_float(gen *g, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    put_byte(g, 'g');
+    for (int i = 0; i < 8; i++)
+        put_byte(g, (unsigned char)(u >> (8 * i)));
+}
+
+/* A string, shared as Python's marshal shares it: with FLAG_REF the first
+ * time (taking the next reference slot), as a back-reference after that. */
+static void
+put_shared(gen *g, const char *str, int32_t *slot)
+{
+    if (*slot >= 0) {
+        uint32_t u = (uint32_t)*slot;
+        unsigned char b[5] = {'r', (unsigned char)u, (unsigned char)(u >> 8),
+                              (unsigned char)(u >> 16), (unsigned char)(u >> 24)};
+        put(g, b, 5);
+        return;
+    }
+    *slot = g->nrefs++;
+    put_byte(g, 'z' | 0x80);
+    put_byte(g, (unsigned char)strlen(str));
+    put(g, str, strlen(str));
+}
+
+/* Function f's key: names are shared by several functions (as "__init__"
+ * is), so that the scan's key deduplication sees names alternate. */
+static void
+put_key(gen *g, int f)
+{
+    char file[32], name[32];
+    snprintf(file, sizeof file, "/src/mod%d.py", f % 10);
+    snprintf(name, sizeof name, "fn_%d", f % 150);
+    put_byte(g, ')');
+    put_byte(g, 3);
+    put_shared(g, file, &g->file_slot[f % 10]);
+    put_int(g, f % 7 ? f % 1000 : -1 - f % 1000); /* negative lines too */
+    put_shared(g, name, &g->name_slot[f % 150]);
+}
+
+static void
+test_big(void)
+{
+    enum { NFUNCS = 3000, NCALLERS = 40 }; /* 120,000 edges: 5.8 MB of them */
+    gen g = {0};
+    for (int i = 0; i < 97; i++)
+        g.file_slot[i] = -1;
+    for (int i = 0; i < 1500; i++)
+        g.name_slot[i] = -1;
+    put_byte(&g, '{');
+    for (int f = 0; f < NFUNCS; f++) {
+        put_key(&g, f);
+        put_byte(&g, ')');
+        put_byte(&g, 5);
+        put_int(&g, f + 1);
+        put_int(&g, f + 2);
+        put_float(&g, f * 0.001);
+        put_float(&g, f * 0.002);
+        put_byte(&g, '{');
+        for (int k = 0; k < NCALLERS; k++) {
+            /* callers beyond NFUNCS are caller-only functions */
+            put_key(&g, (f * 7 + k * 131) % (NFUNCS + 500));
+            put_byte(&g, ')');
+            put_byte(&g, 4);
+            put_int(&g, k + 1);
+            put_int(&g, k + 1);
+            put_float(&g, k * 0.0001);
+            put_float(&g, k * 0.0003);
+        }
+        put_byte(&g, '0');
+    }
+    put_byte(&g, '0');
+    bool ok = false;
+    TAP_OK(scanned(g.b, g.n), "big generated profile: the fast path takes it");
+    const char *d = paths_differ(g.b, g.n, &ok);
+    if (d)
+        tap_diag("  %s", d);
+    TAP_OK(ok && !d, "big generated profile: both paths agree");
+    free(g.b);
+}
+
 int
 main(void)
 {
     test_fixtures();
     test_corpus();
+    test_big();
     return tap_done();
 }

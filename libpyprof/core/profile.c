@@ -496,6 +496,20 @@ pyprof_profile_edge(const pyprof_profile *p, pyprof_id id)
     return id < p->nedges ? &p->edges[id] : NULL;
 }
 
+const pyprof_edge *
+pyprof__profile_edges(const pyprof_profile *p, size_t *n)
+{
+    *n = p->nedges;
+    return p->edges;
+}
+
+void *
+pyprof__profile_edges_spare(pyprof_profile *p, size_t *bytes)
+{
+    *bytes = (p->edges_cap - p->nedges) * sizeof *p->edges;
+    return p->edges ? p->edges + p->nedges : NULL;
+}
+
 pyprof_edge *
 pyprof_profile_edge_mut(pyprof_profile *p, pyprof_id id)
 {

@@ -371,7 +371,7 @@ pyprof_dot_render(pyprof_profile *p, const pyprof_dot_options *opts, pyprof_outp
     int rc;
     if ((rc = pyprof__dot_check_options(o, err)) < 0)
         return rc;
-    if ((rc = pyprof__dot_graph_build(&g, p, o, err)) < 0)
+    if ((rc = pyprof__dot_graph_build(&g, p, o, true, err)) < 0)
         return rc;
     if ((rc = pyprof__dot_graph_prune(&g, o, err)) < 0)
         goto out;

@@ -267,9 +267,9 @@ pyprof_dot_render_compare(pyprof_profile *base, pyprof_profile *other_p,
     int rc;
     if ((rc = pyprof__dot_check_options(o, err)) < 0)
         return rc;
-    if ((rc = pyprof__dot_graph_build(&ga, base, o, err)) < 0)
+    if ((rc = pyprof__dot_graph_build(&ga, base, o, true, err)) < 0)
         return rc;
-    if ((rc = pyprof__dot_graph_build(&gb, other_p, o, err)) < 0) {
+    if ((rc = pyprof__dot_graph_build(&gb, other_p, o, false, err)) < 0) {
         pyprof__dot_graph_free(&ga);
         return rc;
     }

@@ -56,15 +56,36 @@ sort_by_callee(dot_call *c, size_t n)
     }
 }
 
+/* Whether the edges from `*run` on whose callee is below `i` may be passed
+ * over by number_functions' walk of runs: only if their callees are
+ * functions the walk skips anyway (callers only).  Otherwise the edges are
+ * not grouped by callee in function order. */
+static bool
+skip_to(const pyprof_profile *p, const pyprof_edge *edges, size_t ne, size_t *run, size_t i)
+{
+    for (; *run < ne && edges[*run].callee < i; ++*run)
+        if (!(pyprof_profile_func(p, edges[*run].callee)->flags & PYPROF_FUNC_CALLER_ONLY))
+            return false;
+    return true;
+}
+
 /* Number the functions as gprof2dot does: walking the entries in dict (file)
  * order, each entry first, then each key of its callers dict.  Functions
  * known only as callers (which readers append after the entries) thus get
- * the number of their first mention. */
+ * the number of their first mention.
+ *
+ * The pstats reader appends edges grouped by callee, in function order: then
+ * each function's callers are the next run of edges, and the callers index
+ * (an array per function, built from all edges) is not needed.  The walk of
+ * runs (`by_callee`) notices any other order and the numbering starts over
+ * with the index.  order[d] gets the model id of dot id d. */
 static int
-number_functions(dot_graph *g, uint32_t *dot_of)
+number_functions(dot_graph *g, uint32_t *dot_of, pyprof_id *order, bool by_callee)
 {
     pyprof_profile *p = g->p;
-    size_t nf = pyprof_profile_func_count(p);
+    size_t nf = pyprof_profile_func_count(p), ne;
+    const pyprof_edge *edges = pyprof__profile_edges(p, &ne);
+    size_t run = 0; /* by_callee: the first edge whose callee is not below i */
     int rc = 0;
     for (size_t i = 0; i < nf; i++)
         dot_of[i] = PYPROF_NONE;
@@ -75,25 +96,35 @@ number_functions(dot_graph *g, uint32_t *dot_of)
             continue;
         if (dot_of[i] == PYPROF_NONE) {
             dot_of[i] = (uint32_t)g->nfns;
-            g->fns[g->nfns++].func = (pyprof_id)i;
+            order[g->nfns++] = (pyprof_id)i;
         }
-        const pyprof_id *in;
+        const pyprof_id *in = NULL;
         size_t nin;
-        if ((rc = pyprof_profile_callers(p, (pyprof_id)i, &in, &nin)) < 0)
+        if (by_callee) {
+            if (!skip_to(p, edges, ne, &run, i))
+                return number_functions(g, dot_of, order, false);
+            for (nin = 0; run + nin < ne && edges[run + nin].callee == i; nin++)
+                ;
+        } else if ((rc = pyprof_profile_callers(p, (pyprof_id)i, &in, &nin)) < 0) {
             return rc;
+        }
         for (size_t k = 0; k < nin; k++) {
-            pyprof_id c = pyprof_profile_edge(p, in[k])->caller;
+            pyprof_id c = edges[in ? in[k] : run + k].caller;
             if (dot_of[c] == PYPROF_NONE) {
                 dot_of[c] = (uint32_t)g->nfns;
-                g->fns[g->nfns++].func = c;
+                order[g->nfns++] = c;
             }
         }
+        if (by_callee)
+            run += nin;
     }
+    if (by_callee && !skip_to(p, edges, ne, &run, nf))
+        return number_functions(g, dot_of, order, false);
     /* anything left (a caller-only function nobody calls from an entry) */
     for (size_t i = 0; i < nf; i++) {
         if (dot_of[i] == PYPROF_NONE) {
             dot_of[i] = (uint32_t)g->nfns;
-            g->fns[g->nfns++].func = (pyprof_id)i;
+            order[g->nfns++] = (pyprof_id)i;
         }
     }
     return 0;
@@ -160,7 +191,8 @@ merge_frame_lines(dot_graph *g, uint32_t *dot_of, bool *merged)
     return 0;
 }
 
-/* PstatsParser.parse: times straight from the profile. */
+/* PstatsParser.parse: times straight from the profile.  The functions'
+ * events; g->total is the denominator of every total share. */
 static void
 events_pstats(dot_graph *g)
 {
@@ -194,13 +226,27 @@ events_pstats(dot_graph *g)
             fn->total_ratio = ratio(fn->total, total);
         }
     }
-    for (size_t k = 0; k < g->ncalls; k++) {
-        dot_call *c = &g->calls[k];
-        if (c->has_total) {
-            c->has_total_ratio = true;
-            c->total_ratio = ratio(c->total, total);
-        }
+    g->total = total;
+}
+
+/* A pstats call's events, from model edge `e`. */
+static void
+call_pstats(dot_call *c, const dot_graph *g, const pyprof_edge *e)
+{
+    c->has_calls = c->has_total = true;
+    if (e->flags & PYPROF_EDGE_COUNT_ONLY) {
+        /* profile-module int callers: calls = n, time = n/nc of the callee's ct */
+        const pyprof_func *callee = pyprof_profile_func(g->p, e->callee);
+        c->calls = (double)e->counts.ncalls;
+        c->total =
+            ratio((double)e->counts.ncalls, (double)callee->counts.ncalls) * callee->counts.cumtime;
+    } else {
+        /* gprof2dot takes element 1 of (nc, cc, tt, ct): primitive calls */
+        c->calls = (double)e->counts.primcalls;
+        c->total = e->counts.cumtime;
     }
+    c->has_total_ratio = true;
+    c->total_ratio = ratio(c->total, g->total);
 }
 
 /* gprof2dot's sample parsers add a line's count to every adjacent
@@ -252,12 +298,100 @@ has_counts(const pyprof_profile *p)
     return false;
 }
 
+/* Whether model edge `e`, whose ends are alive after the node pruning, can
+ * survive the edge threshold `edge_thres` (a share).  Only for pstats graphs,
+ * whose call events depend on nothing but the edge. */
+static bool
+call_survives(const dot_graph *g, const uint32_t *dot_of, const pyprof_edge *e, double edge_thres)
+{
+    dot_call c = {.caller = dot_of[e->caller], .callee = dot_of[e->callee]};
+    call_pstats(&c, g, e);
+    pyprof__dot_call_weigh(g, &c);
+    return !(c.has_weight && c.weight < edge_thres);
+}
+
+/* The edges that can survive pruning with `o`, once the nodes are pruned:
+ * both ends alive, and at or above the edge threshold.  *keep gets their
+ * ids, ascending. */
+static int
+surviving_edges(const dot_graph *g, const uint32_t *dot_of, const pyprof_dot_options *o,
+                uint32_t **keep, size_t *nkeep)
+{
+    size_t nf = pyprof_profile_func_count(g->p), ne;
+    const pyprof_edge *edges = pyprof__profile_edges(g->p, &ne);
+    /* liveness by model id, a byte each: the edge loop reads it twice per
+     * edge at random, and it stays in cache where the dot_fn array does not */
+    uint8_t *live = pyprof__malloc(nf ? nf : 1);
+    *keep = pyprof__malloc((ne ? ne : 1) * sizeof **keep);
+    *nkeep = 0;
+    if (!live || !*keep) {
+        pyprof__free(live);
+        return PYPROF_ENOMEM;
+    }
+    for (size_t i = 0; i < nf; i++)
+        live[i] = g->fns[dot_of[i]].alive;
+    double edge_thres = o->edge_thres / 100.0;
+    for (size_t k = 0; k < ne; k++) {
+        const pyprof_edge *e = &edges[k];
+        if (live[e->caller] && live[e->callee] && call_survives(g, dot_of, e, edge_thres))
+            (*keep)[(*nkeep)++] = (uint32_t)k;
+    }
+    pyprof__free(live);
+    return 0;
+}
+
+/* The calls of the graph: the model's edges, or those listed in
+ * keep[0..nkeep) (edge ids, ascending) when keep is not NULL. */
+static int
+build_calls(dot_graph *g, const uint32_t *dot_of, const double *pair, const uint32_t *keep,
+            size_t nkeep)
+{
+    pyprof_profile *p = g->p;
+    size_t n = keep ? nkeep : pyprof_profile_edge_count(p);
+    g->calls = pyprof__calloc(n ? n : 1, sizeof *g->calls);
+    if (!g->calls)
+        return PYPROF_ENOMEM;
+    /* Group the calls by caller with a counting sort (one pass to count,
+     * one to place), then order each group by callee: gprof2dot writes a
+     * node's calls sorted by callee id.  Large profiles have hundreds of
+     * thousands of calls, and this is linear where one qsort is not. */
+    for (size_t i = 0; i < n; i++) {
+        pyprof_id k = keep ? keep[i] : (pyprof_id)i;
+        g->fns[dot_of[pyprof_profile_edge(p, k)->caller]].ncalls++;
+    }
+    for (size_t d = 0, at = 0; d < g->nfns; d++) {
+        g->fns[d].first_call = at;
+        at += g->fns[d].ncalls;
+        g->fns[d].ncalls = 0;
+    }
+    g->ncalls = n;
+    for (size_t i = 0; i < n; i++) {
+        pyprof_id k = keep ? keep[i] : (pyprof_id)i;
+        const pyprof_edge *e = pyprof_profile_edge(p, k);
+        dot_fn *from = &g->fns[dot_of[e->caller]];
+        dot_call *c = &g->calls[from->first_call + from->ncalls++];
+        c->caller = dot_of[e->caller];
+        c->callee = dot_of[e->callee];
+        c->alive = true;
+        c->ratio = -1.0;
+        if (g->sampled)
+            c->samples = pair ? pair[k] : e->counts.cumtime;
+        else
+            call_pstats(c, g, e);
+    }
+    for (size_t d = 0; d < g->nfns; d++)
+        sort_by_callee(g->calls + g->fns[d].first_call, g->fns[d].ncalls);
+    return 0;
+}
+
 int
-pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_options *o,
+pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_options *o, bool prune,
                         pyprof_error *err)
 {
     int rc = 0;
-    uint32_t *dot_of = NULL;
+    uint32_t *dot_of = NULL, *keep = NULL;
+    pyprof_id *order = NULL;
+    size_t nkeep = 0;
     double *pair = NULL;
     unsigned caps = pyprof_profile_caps(p);
 
@@ -282,60 +416,44 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
     const char *unit = pyprof_profile_meta_get(p, "time_unit");
     g->sampled = (caps & PYPROF_CAP_STACKS) || (unit && strcmp(unit, "samples") == 0);
 
-    size_t nf = pyprof_profile_func_count(p), ne = pyprof_profile_edge_count(p);
+    size_t nf = pyprof_profile_func_count(p);
     g->fns = pyprof__calloc(nf ? nf : 1, sizeof *g->fns);
-    g->calls = pyprof__calloc(ne ? ne : 1, sizeof *g->calls);
     dot_of = pyprof__calloc(nf ? nf : 1, sizeof *dot_of);
-    if (!g->fns || !g->calls || !dot_of) {
+    order = pyprof__malloc((nf ? nf : 1) * sizeof *order);
+    if (!g->fns || !dot_of || !order) {
         rc = PYPROF_ENOMEM;
         goto out;
     }
-    PYPROF_TRY(number_functions(g, dot_of));
+    /* The functions (~10 MB on a big profile, fresh memory) are first
+     * written after the numbering, which walks all the edges: a helper
+     * takes their page faults meanwhile. */
+    pyprof__prefault *pf = pyprof__prefault_start(g->fns, nf * sizeof *g->fns);
+    rc = number_functions(g, dot_of, order, true);
+    pyprof__prefault_finish(pf);
+    if (rc < 0)
+        goto out;
+    for (size_t d = 0; d < g->nfns; d++) {
+        g->fns[d].func = order[d];
+        g->fns[d].alive = true;
+        g->fns[d].cycle = -1;
+    }
     bool merged = false;
     if (g->sampled)
         PYPROF_TRY(merge_frame_lines(g, dot_of, &merged));
     if (g->sampled && pyprof_profile_stack_count(p))
         PYPROF_TRY(pair_samples(p, &pair));
 
-    /* Group the calls by caller with a counting sort (one pass to count,
-     * one to place), then order each group by callee: gprof2dot writes a
-     * node's calls sorted by callee id.  Large profiles have hundreds of
-     * thousands of calls, and this is linear where one qsort is not. */
-    for (size_t k = 0; k < ne; k++)
-        g->fns[dot_of[pyprof_profile_edge(p, (pyprof_id)k)->caller]].ncalls++;
-    for (size_t d = 0, at = 0; d < g->nfns; d++) {
-        g->fns[d].first_call = at;
-        at += g->fns[d].ncalls;
-        g->fns[d].ncalls = 0;
-    }
-    g->ncalls = ne;
-    for (size_t k = 0; k < ne; k++) {
-        const pyprof_edge *e = pyprof_profile_edge(p, (pyprof_id)k);
-        dot_fn *from = &g->fns[dot_of[e->caller]];
-        dot_call *c = &g->calls[from->first_call + from->ncalls++];
-        c->caller = dot_of[e->caller];
-        c->callee = dot_of[e->callee];
-        c->alive = true;
-        c->ratio = -1.0;
-        if (g->sampled) {
-            c->samples = pair ? pair[k] : e->counts.cumtime;
-            continue;
-        }
-        c->has_calls = c->has_total = true;
-        if (e->flags & PYPROF_EDGE_COUNT_ONLY) {
-            /* profile-module int callers: calls = n, time = n/nc of the callee's ct */
-            const pyprof_func *callee = pyprof_profile_func(p, e->callee);
-            c->calls = (double)e->counts.ncalls;
-            c->total = ratio((double)e->counts.ncalls, (double)callee->counts.ncalls) *
-                       callee->counts.cumtime;
-        } else {
-            /* gprof2dot takes element 1 of (nc, cc, tt, ct): primitive calls */
-            c->calls = (double)e->counts.primcalls;
-            c->total = e->counts.cumtime;
+    if (!g->sampled) {
+        events_pstats(g);
+        if (prune) {
+            /* Prune the nodes now and leave out the calls that pruning
+             * would kill: on big profiles nearly all of them, and the
+             * graph's largest array. */
+            pyprof__dot_prune_nodes(g, o);
+            PYPROF_TRY(surviving_edges(g, dot_of, o, &keep, &nkeep));
         }
     }
-    for (size_t d = 0; d < g->nfns; d++)
-        sort_by_callee(g->calls + g->fns[d].first_call, g->fns[d].ncalls);
+    PYPROF_TRY(build_calls(g, dot_of, pair, keep, nkeep));
     if (merged) {
         /* merged functions: calls between the same pair become one */
         size_t w = 0;
@@ -360,18 +478,12 @@ pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_option
             g->fns[dot_of[i]].samples += k->tottime;
             g->fns[dot_of[i]].stack_samples += k->cumtime;
         }
-    }
-    for (size_t d = 0; d < g->nfns; d++) {
-        g->fns[d].alive = true;
-        g->fns[d].cycle = -1;
-    }
-
-    if (g->sampled)
         PYPROF_TRY(pyprof__dot_integrate(g, o->total));
-    else
-        events_pstats(g);
+    }
 out:
     pyprof__free(dot_of);
+    pyprof__free(order);
+    pyprof__free(keep);
     pyprof__free(pair);
     if (rc < 0) {
         pyprof__dot_graph_free(g);

@@ -59,17 +59,28 @@ typedef struct dot_graph {
     size_t nfns;
     dot_call *calls; /* grouped by caller, each group sorted by callee */
     size_t ncalls;
+    double total; /* pstats: the denominator of total shares */
     bool sampled; /* built from samples: integrated totals */
 } dot_graph;
 
 /* Build the graph of `p` with gprof2dot's events (pstats: straight from the
- * profiler's times; sampled: integrated along call ratios or call stacks). */
+ * profiler's times; sampled: integrated along call ratios or call stacks).
+ * With `prune`, for a graph that pyprof__dot_graph_prune will prune with the
+ * same `o`: pstats graphs get their nodes pruned already and only the calls
+ * that can survive the pruning (calls between live nodes at or above the
+ * edge threshold; the rest would only ever be skipped).  What is drawn is
+ * the same; big profiles are built faster and in far less memory. */
 int pyprof__dot_graph_build(dot_graph *g, pyprof_profile *p, const pyprof_dot_options *o,
-                            pyprof_error *err);
+                            bool prune, pyprof_error *err);
 /* Sampled profiles: self ratios, cycles, call ratios, and totals by
  * integration or from call stacks (dot_integrate.c). */
 int pyprof__dot_integrate(dot_graph *g, pyprof_dot_total method);
 /* Thresholds, -p paths, selftime colouring, -z/-l, focus/ignore, max-nodes. */
+/* The node part of the thresholds: node weights, node threshold, -p paths and
+ * selftime colouring (dot_prune.c).  Idempotent. */
+void pyprof__dot_prune_nodes(dot_graph *g, const pyprof_dot_options *o);
+/* Set a call's pruning and colour weight from its events and its ends'. */
+void pyprof__dot_call_weigh(const dot_graph *g, dot_call *c);
 int pyprof__dot_graph_prune(dot_graph *g, const pyprof_dot_options *o, pyprof_error *err);
 void pyprof__dot_graph_free(dot_graph *g);
 

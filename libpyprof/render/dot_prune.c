@@ -19,33 +19,20 @@
     for (dot_call *c = (g)->calls + (fn)->first_call;                                              \
          c < (g)->calls + (fn)->first_call + (fn)->ncalls; c++)
 
-/* Profile.prune: weights, node threshold, paths, edge threshold, selftime. */
-static void
-prune_thresholds(dot_graph *g, const pyprof_dot_options *o)
+/* The node half of gprof2dot's Profile.prune: node weights, the node
+ * threshold, -p paths and selftime colouring.  None of it looks at calls,
+ * which is what lets pyprof__dot_graph_build run it before the calls exist.
+ * Running it again changes nothing. */
+void
+pyprof__dot_prune_nodes(dot_graph *g, const pyprof_dot_options *o)
 {
-    double node_thres = o->node_thres / 100.0, edge_thres = o->edge_thres / 100.0;
+    double node_thres = o->node_thres / 100.0;
     for (size_t d = 0; d < g->nfns; d++) {
         dot_fn *fn = &g->fns[d];
         if (fn->has_total_ratio) {
             fn->has_weight = true;
             fn->weight = fn->total_ratio;
         }
-        FOR_CALLS(g, fn, c)
-        {
-            const dot_fn *callee = &g->fns[c->callee];
-            if (c->has_total_ratio) {
-                c->has_weight = true;
-                c->weight = c->total_ratio;
-            } else if (fn->has_total_ratio && callee->has_total_ratio) {
-                /* a safe estimate */
-                c->has_weight = true;
-                c->weight =
-                    fn->total_ratio < callee->total_ratio ? fn->total_ratio : callee->total_ratio;
-            }
-        }
-    }
-    for (size_t d = 0; d < g->nfns; d++) {
-        dot_fn *fn = &g->fns[d];
         if (fn->has_weight && fn->weight < node_thres)
             fn->alive = false;
     }
@@ -64,16 +51,8 @@ prune_thresholds(dot_graph *g, const pyprof_dot_options *o)
             fn->alive = keep;
         }
     }
-    for (size_t d = 0; d < g->nfns; d++) {
-        dot_fn *fn = &g->fns[d];
-        if (!fn->alive)
-            continue;
-        FOR_CALLS(g, fn, c)
-        {
-            if (!g->fns[c->callee].alive || (c->has_weight && c->weight < edge_thres))
-                c->alive = false;
-        }
-    }
+    /* gprof2dot colours by self time after the edge threshold; that
+     * threshold only kills calls, so the order makes no difference */
     if (o->color_nodes_by_selftime) {
         double max = 0.0;
         bool any = false;
@@ -92,6 +71,43 @@ prune_thresholds(dot_graph *g, const pyprof_dot_options *o)
                 fn->has_weight = true;
                 fn->weight = fn->time_ratio / max;
             }
+        }
+    }
+}
+
+/* A call's weight: its total share, or else a safe estimate from its ends
+ * (their total shares, never their selftime colouring weights). */
+void
+pyprof__dot_call_weigh(const dot_graph *g, dot_call *c)
+{
+    const dot_fn *caller = &g->fns[c->caller], *callee = &g->fns[c->callee];
+    if (c->has_total_ratio) {
+        c->has_weight = true;
+        c->weight = c->total_ratio;
+    } else if (caller->has_total_ratio && callee->has_total_ratio) {
+        c->has_weight = true;
+        c->weight =
+            caller->total_ratio < callee->total_ratio ? caller->total_ratio : callee->total_ratio;
+    }
+}
+
+/* Profile.prune: the nodes (above), then call weights and the edge
+ * threshold.  A call with a dead end is never looked at again (the walks,
+ * --max-nodes and the drawing all skip it), so only live callers' calls are
+ * marked. */
+static void
+prune_thresholds(dot_graph *g, const pyprof_dot_options *o)
+{
+    double edge_thres = o->edge_thres / 100.0;
+    pyprof__dot_prune_nodes(g, o);
+    for (size_t d = 0; d < g->nfns; d++) {
+        dot_fn *fn = &g->fns[d];
+        FOR_CALLS(g, fn, c)
+        {
+            pyprof__dot_call_weigh(g, c);
+            if (fn->alive &&
+                (!g->fns[c->callee].alive || (c->has_weight && c->weight < edge_thres)))
+                c->alive = false;
         }
     }
 }

@@ -65,6 +65,9 @@ int pyprof_format_probe(pyprof_input *in, const char **name, int *score, pyprof_
 /**
  * Read one input into a new profile: probe (or use opts->format), run the
  * format's reader, and record the input as a source.  `opts` may be NULL.
+ * Reading a big pstats file may start a short-lived helper thread (it
+ * prefaults memory the reader is about to fill); it has ended by the time
+ * the call returns, and it never calls back into the caller.
  */
 int pyprof_profile_read(pyprof_profile **out, pyprof_input *in, const pyprof_read_options *opts,
                         pyprof_error *err);
