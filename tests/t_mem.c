@@ -391,6 +391,50 @@ test_decimation(void)
     pyprof_profile_free(p);
 }
 
+/* A curve that is a view of the model's samples decimates to exactly the
+ * doubles a copy of them does (the copy is what a curve merged with FUNC
+ * points, or interleaved with CHLD samples, goes through). */
+static void
+test_decimate_view(void)
+{
+    size_t n = 200000;
+    pyprof_mem_sample *sm = calloc(n, sizeof(*sm));
+    for (size_t i = 0; i < n; i++) {
+        sm[i].t = 1795330000.0029 + i * 0.1001 + (i % 13 == 0 ? 0.05 : 0);
+        sm[i].mib = 42.131925 + 5 * sin(i / 777.0) + (i % 4999 == 0 ? 30 : 0);
+    }
+    const double cols[] = {756, 99.5, 1, 3000};
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+        pyprof__arena a = {0};
+        pyprof__mem_curve view = {0}, copy = {0};
+        view.run = sm;
+        view.n = view.nraw = n;
+        view.start = sm[0].t;
+        copy = view;
+        int rc = pyprof__mem_materialize(&a, &copy);
+        double x0 = -3, x1 = sm[n - 1].t - sm[0].t + 7;
+        rc |= pyprof__mem_decimate(&a, &view, x0, x1, cols[k]);
+        rc |= pyprof__mem_decimate(&a, &copy, x0, x1, cols[k]);
+        bool same = rc == 0 && view.n == copy.n && !view.run && view.x && view.y &&
+                    memcmp(view.x, copy.x, view.n * sizeof(double)) == 0 &&
+                    memcmp(view.y, copy.y, view.n * sizeof(double)) == 0;
+        TAP_OK(same, "%g columns: a view decimates to the same %zu points as a copy", cols[k],
+               view.n);
+        pyprof__arena_free(&a);
+    }
+    /* too few points to thin: the view is copied as it is */
+    pyprof__arena a = {0};
+    pyprof__mem_curve small = {0};
+    small.run = sm;
+    small.n = small.nraw = 100;
+    small.start = 1;
+    TAP_OK(pyprof__mem_decimate(&a, &small, 0, 1e9, 756) == 0 && !small.run && small.n == 100 &&
+               small.x[99] == sm[99].t - 1 && small.y[99] == sm[99].mib,
+           "a short view is copied whole");
+    pyprof__arena_free(&a);
+    free(sm);
+}
+
 static void
 test_peak(void)
 {
@@ -490,6 +534,7 @@ main(void)
     test_peak();
     test_outputs();
     test_decimation();
+    test_decimate_view();
     test_oom();
     return tap_done();
 }

@@ -32,22 +32,44 @@ cmp_pt(const void *a, const void *b)
 /* Points of `series`, plus its brackets' entry and exit points when
  * `with_funcs` (mprof merges those into the main curve), sorted by time,
  * as arrays x (epoch s) and y (MiB) in the layout's arena.  MEM lines are
- * time-ordered in practice, so a 10^6-sample curve is copied once and
- * never sorted; brackets (or a shuffled file) take a stable sort. */
+ * time-ordered in practice, so a 10^6-sample curve is never sorted, and
+ * when its samples are also one stretch of the model's array (one file, no
+ * CHLD lines in between) and no brackets join them, it is not even copied:
+ * *run points at the stretch.  Brackets (or a shuffled file) take a stable
+ * sort. */
 int
 pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series,
-                          bool with_funcs, double **xo, double **yo, size_t *n)
+                          bool with_funcs, double **xo, double **yo, const pyprof_mem_sample **run,
+                          size_t *n)
 {
     size_t ns = pyprof_profile_mem_sample_count(p), nb = pyprof_profile_mem_bracket_count(p);
     /* samples are one dense array (profile.h): index it directly rather
      * than through an accessor call per sample */
     const pyprof_mem_sample *sm = ns ? pyprof_profile_mem_sample(p, 0) : NULL;
-    size_t cnt = 0, nfunc = 0;
-    for (size_t i = 0; i < ns; i++)
-        cnt += sm[i].series == series;
+    size_t cnt = 0, nfunc = 0, first = 0, last = 0;
+    bool in_order = true;
+    for (size_t i = 0; i < ns; i++) {
+        if (sm[i].series != series)
+            continue;
+        if (cnt == 0)
+            first = i;
+        else
+            in_order = in_order && sm[last].t <= sm[i].t;
+        last = i;
+        cnt++;
+    }
     if (with_funcs)
         for (size_t i = 0; i < nb; i++)
             nfunc += 2 * (pyprof_profile_mem_bracket(p, i)->series == series);
+    if (run) {
+        *run = NULL;
+        if (cnt > 0 && nfunc == 0 && in_order && last - first + 1 == cnt) {
+            *run = sm + first;
+            *xo = *yo = NULL;
+            *n = cnt;
+            return 0;
+        }
+    }
     cnt += nfunc;
     size_t bytes;
     if (pyprof__mul_overflows(cnt ? cnt : 1, sizeof(double), &bytes))
@@ -115,20 +137,49 @@ pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *slope, 
 
 /* Make a curve of points (x in epoch s, made relative to `start` here),
  * with its trend if asked. */
-void
-pyprof__mem_set_points(pyprof__mem_curve *c, double *x, double *y, size_t n, double start,
-                       bool trend)
+int
+pyprof__mem_set_points(pyprof__mem_layout *l, pyprof__mem_curve *c, double *x, double *y,
+                       const pyprof_mem_sample *run, size_t n, double start, bool trend)
 {
-    for (size_t i = 0; i < n; i++)
-        x[i] -= start;
-    c->x = x;
-    c->y = y;
+    if (!run)
+        for (size_t i = 0; i < n; i++)
+            x[i] -= start;
+    c->x = run ? NULL : x;
+    c->y = run ? NULL : y;
+    c->run = run;
     c->n = c->nraw = n;
     c->start = start;
     if (trend && n > 0) {
+        int rc = pyprof__mem_materialize(&l->arena, c);
+        if (rc < 0)
+            return rc;
         c->trend = true;
         pyprof__mem_fit_line(c->x, c->y, n, &c->slope, &c->intercept);
     }
+    return 0;
+}
+
+/* The same subtraction as pyprof__mem_set_points' on a copy, so a view
+ * and a copy of the same samples give the same doubles. */
+int
+pyprof__mem_materialize(pyprof__arena *a, pyprof__mem_curve *c)
+{
+    if (!c->run)
+        return 0;
+    size_t bytes;
+    if (pyprof__mul_overflows(c->n ? c->n : 1, sizeof(double), &bytes))
+        return PYPROF_ENOMEM;
+    double *x = pyprof__arena_alloc(a, bytes), *y = pyprof__arena_alloc(a, bytes);
+    if (!x || !y)
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) {
+        x[i] = c->run[i].t - c->start;
+        y[i] = c->run[i].mib;
+    }
+    c->x = x;
+    c->y = y;
+    c->run = NULL;
+    return 0;
 }
 
 /* main + children: each child holds its latest sample from its first to
@@ -243,38 +294,82 @@ pyprof__mem_clip(pyprof__arena *a, pyprof__mem_curve *c, double x0, double x1)
     return 0;
 }
 
-/* Min/max per pixel column: first, lowest, highest, last point of each
- * column, in time order.  In place; x must be non-decreasing. */
-void
-pyprof__mem_decimate(pyprof__mem_curve *c, double xmin, double xmax, double columns)
+/* Min/max per pixel column of the points [0, n) of `c` into (ox, oy), at
+ * most `cap` points; returns how many, or SIZE_MAX if `cap` was too small.
+ * ox/oy may be c's own arrays (with `cap` SIZE_MAX): output never
+ * overtakes input. */
+static size_t
+decimate_into(const pyprof__mem_curve *c, double *ox, double *oy, size_t cap, double xmin,
+              double scale)
 {
-    if (c->n <= 2 * (size_t)columns || !(xmax > xmin))
-        return;
-    double scale = columns / (xmax - xmin);
     size_t k = 0, i = 0;
     /* x >= xmin here (the view holds the data, or the curve was clipped),
      * so truncation is floor */
     while (i < c->n) {
-        long col = (long)((c->x[i] - xmin) * scale);
+        long col = (long)((pyprof__mem_cx(c, i) - xmin) * scale);
         size_t j = i, lo = i, hi = i;
-        while (j < c->n && (long)((c->x[j] - xmin) * scale) == col) {
-            if (c->y[j] < c->y[lo])
+        double ylo = pyprof__mem_cy(c, i), yhi = ylo;
+        while (j < c->n && (long)((pyprof__mem_cx(c, j) - xmin) * scale) == col) {
+            double y = pyprof__mem_cy(c, j);
+            if (y < ylo) {
                 lo = j;
-            if (c->y[j] > c->y[hi])
+                ylo = y;
+            }
+            if (y > yhi) {
                 hi = j;
+                yhi = y;
+            }
             j++;
         }
         size_t idx[4] = {i, lo < hi ? lo : hi, lo < hi ? hi : lo, j - 1};
+        if (cap - k < 4)
+            return SIZE_MAX;
         for (int q = 0; q < 4; q++) {
             if (q > 0 && idx[q] == idx[q - 1])
                 continue;
-            c->x[k] = c->x[idx[q]];
-            c->y[k] = c->y[idx[q]];
+            ox[k] = pyprof__mem_cx(c, idx[q]);
+            oy[k] = pyprof__mem_cy(c, idx[q]);
             k++;
         }
         i = j;
     }
-    c->n = k;
+    return k;
+}
+
+/* First, lowest, highest and last point of each pixel column, in time
+ * order.  x must be non-decreasing.  A view is read in place and only the
+ * thinned points are stored. */
+int
+pyprof__mem_decimate(pyprof__arena *a, pyprof__mem_curve *c, double xmin, double xmax,
+                     double columns)
+{
+    if (c->n <= 2 * (size_t)columns || !(xmax > xmin))
+        return pyprof__mem_materialize(a, c);
+    double scale = columns / (xmax - xmin);
+    if (c->run) {
+        /* every x lies in [xmin, xmax] (a view is never clipped), so the
+         * columns are 0 ... columns: at most 4 points each */
+        size_t cap = 4 * ((size_t)columns + 2), bytes;
+        if (pyprof__mul_overflows(cap, sizeof(double), &bytes))
+            return PYPROF_ENOMEM;
+        double *x = pyprof__arena_alloc(a, bytes), *y = pyprof__arena_alloc(a, bytes);
+        if (!x || !y)
+            return PYPROF_ENOMEM;
+        size_t k = decimate_into(c, x, y, cap, xmin, scale);
+        if (k != SIZE_MAX) {
+            c->x = x;
+            c->y = y;
+            c->run = NULL;
+            c->n = k;
+            return 0;
+        }
+        /* not reached while the view holds the data; stay correct anyway */
+        int rc = pyprof__mem_materialize(a, c);
+        if (rc < 0)
+            return rc;
+    }
+    c->n = decimate_into(c, c->x, c->y, SIZE_MAX, xmin, scale);
+    return 0;
 }
 
 /* The FUNC brackets of the main series `ms`, in mprof's order: functions by

@@ -169,7 +169,7 @@ static void
 add_curve_limits(limits *d, const pyprof__mem_curve *c)
 {
     for (size_t i = 0; i < c->n; i++)
-        lim_add(d, c->x[i], c->y[i]);
+        lim_add(d, pyprof__mem_cx(c, i), pyprof__mem_cy(c, i));
     if (c->trend && c->n > 0) {
         lim_add(d, c->x[0], c->slope * c->x[0] + c->intercept);
         lim_add(d, c->x[c->n - 1], c->slope * c->x[c->n - 1] + c->intercept);
@@ -269,18 +269,20 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
         if (ms->child != -1)
             continue;
         double *vx, *vy;
+        const pyprof_mem_sample *run;
         size_t n;
-        if ((rc = pyprof__mem_series_points(l, p, s, true, &vx, &vy, &n)) < 0)
+        if ((rc = pyprof__mem_series_points(l, p, s, true, &vx, &vy, &run, &n)) < 0)
             goto out;
         if (n == 0)
             continue;
-        double start = vx[0];
+        double start = run ? run[0].t : vx[0];
         pyprof__mem_curve *c = new_curve(l, &curves_cap);
         if (!c) {
             rc = PYPROF_ENOMEM;
             goto out;
         }
-        pyprof__mem_set_points(c, vx, vy, n, start, o->slope);
+        if ((rc = pyprof__mem_set_points(l, c, vx, vy, run, n, start, o->slope)) < 0)
+            goto out;
         c->kind = PYPROF__MEM_CURVE_MAIN;
         c->series = s;
         c->color = LINE_COLORS[file_index % NLINE_COLORS];
@@ -302,11 +304,14 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             /* peak of the merged curve: the first maximum */
             const pyprof__mem_curve *mc = &l->curves[main_idx];
             size_t im = 0;
+            double ym = pyprof__mem_cy(mc, 0);
             for (size_t i = 1; i < mc->n; i++)
-                if (mc->y[i] > mc->y[im])
+                if (pyprof__mem_cy(mc, i) > ym) {
                     im = i;
-            l->peak_x = mc->x[im];
-            l->peak_y = mc->y[im];
+                    ym = pyprof__mem_cy(mc, i);
+                }
+            l->peak_x = pyprof__mem_cx(mc, im);
+            l->peak_y = ym;
         }
 
         /* children of this file */
@@ -319,7 +324,7 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
                 continue;
             double *cx, *cy;
             size_t cn;
-            if ((rc = pyprof__mem_series_points(l, p, cs, false, &cx, &cy, &cn)) < 0)
+            if ((rc = pyprof__mem_series_points(l, p, cs, false, &cx, &cy, NULL, &cn)) < 0)
                 goto out;
             if (cn == 0)
                 continue;
@@ -328,7 +333,8 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
                 rc = PYPROF_ENOMEM;
                 goto out;
             }
-            pyprof__mem_set_points(cc, cx, cy, cn, start, o->slope);
+            if ((rc = pyprof__mem_set_points(l, cc, cx, cy, NULL, cn, start, o->slope)) < 0)
+                goto out;
             cc->kind = PYPROF__MEM_CURVE_CHILD;
             cc->series = cs;
             cc->color = LINE_COLORS[(nkids + 1) % NLINE_COLORS];
@@ -363,6 +369,8 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             }
             for (size_t i = 0; i < k; i++) /* after new_curve: the array may have moved */
                 kids[i] = &l->curves[main_idx + 1 + i];
+            if ((rc = pyprof__mem_materialize(&l->arena, &l->curves[main_idx])) < 0)
+                goto out;
             if ((rc = pyprof__mem_sum_curve(l, sc, &l->curves[main_idx], kids, k)) < 0)
                 goto out;
             sc->kind = PYPROF__MEM_CURVE_SUM;
@@ -518,9 +526,11 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
     /* clip to a window, then thin what is left to the pixels it covers */
     for (size_t i = 0; i < l->ncurves; i++) {
         pyprof__mem_curve *c = &l->curves[i];
-        if (o->window && (rc = pyprof__mem_clip(&l->arena, c, l->xmin, l->xmax)) < 0)
+        if (o->window && ((rc = pyprof__mem_materialize(&l->arena, c)) < 0 ||
+                          (rc = pyprof__mem_clip(&l->arena, c, l->xmin, l->xmax)) < 0))
             goto out;
-        pyprof__mem_decimate(c, l->xmin, l->xmax, l->ax_w);
+        if ((rc = pyprof__mem_decimate(&l->arena, c, l->xmin, l->xmax, l->ax_w)) < 0)
+            goto out;
         /* '+' markers only while they stay apart (mprof draws them all,
          * which turns a long run into a black band) */
         if (c->markers && c->nraw > (size_t)(l->ax_w / 4))
