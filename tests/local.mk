@@ -22,9 +22,9 @@ EXTRA_DIST += tests/fixtures tests/golden
 check_PROGRAMS += tests/t_scene
 TESTS += tests/t_scene
 tests_t_scene_SOURCES = tests/t_scene.c tests/tap.h
-tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS)
+tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS) $(CAIRO_CFLAGS)
 tests_t_scene_LDFLAGS = -static
-tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS)
+tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS) $(CAIRO_LIBS)
 
 # Whole-build checks: headers stand alone; the installed library works
 # through pkg-config for a program outside the tree.

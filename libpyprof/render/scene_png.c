@@ -1,6 +1,7 @@
 /*
  * scene_png.c - the PNG backend: cairo draws the scene onto an ARGB image
- * surface and streams the PNG into a pyprof_output.
+ * surface, and png_encode.c (not cairo's slower writer) streams it as PNG
+ * into a pyprof_output.
  *
  * cairo's errors are sticky and, worse, cairo_surface_write_to_png still
  * "succeeds" on a poisoned context, so the context status is checked before
@@ -68,13 +69,6 @@ draw_text(cairo_t *cr, const pyprof__scene *s, const pyprof__item *it)
     set_color(cr, it->fill);
     cairo_show_text(cr, it->text);
     cairo_restore(cr);
-}
-
-static cairo_status_t
-png_write(void *closure, const unsigned char *data, unsigned int length)
-{
-    pyprof_output_write(closure, data, length);
-    return pyprof_output_status(closure, NULL) ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
 }
 
 int
@@ -150,13 +144,9 @@ pyprof__scene_write_png(const pyprof__scene *s, pyprof_output *o, pyprof_error *
         rc = pyprof_error_set(err, PYPROF_EIO, pyprof_output_name(o), "png", -1, 0,
                               "drawing failed: %s", cairo_status_to_string(st));
     } else {
-        st = cairo_surface_write_to_png_stream(surf, png_write, o);
-        if (st != CAIRO_STATUS_SUCCESS) {
-            rc = pyprof_output_status(o, err);
-            if (rc == 0)
-                rc = pyprof_error_set(err, PYPROF_EIO, pyprof_output_name(o), "png", -1, 0,
-                                      "writing the PNG failed: %s", cairo_status_to_string(st));
-        }
+        cairo_surface_flush(surf);
+        rc = pyprof__png_encode_argb32(cairo_image_surface_get_data(surf), (int)wd, (int)ht,
+                                       cairo_image_surface_get_stride(surf), o, err);
     }
     cairo_destroy(cr);
     cairo_surface_destroy(surf);
