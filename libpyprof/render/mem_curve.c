@@ -115,6 +115,47 @@ pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof
     return 0;
 }
 
+/* One pass over 10^6 points with the bounds in locals: through a struct
+ * pointer they would be stored and reloaded per point, as the compiler
+ * cannot tell them from the points. */
+size_t
+pyprof__mem_extent(const pyprof__mem_curve *c, double *x0, double *x1, double *y0, double *y1)
+{
+    size_t n = c->n, peak = 0;
+    double lx = pyprof__mem_cx(c, 0), hx = lx, ly = pyprof__mem_cy(c, 0), hy = ly;
+    if (c->run) {
+        const pyprof_mem_sample *r = c->run;
+        double start = c->start;
+        for (size_t i = 1; i < n; i++) {
+            double x = r[i].t - start, y = r[i].mib;
+            lx = x < lx ? x : lx;
+            hx = x > hx ? x : hx;
+            ly = y < ly ? y : ly;
+            if (y > hy) {
+                hy = y;
+                peak = i;
+            }
+        }
+    } else {
+        const double *xs = c->x, *ys = c->y;
+        for (size_t i = 1; i < n; i++) {
+            double x = xs[i], y = ys[i];
+            lx = x < lx ? x : lx;
+            hx = x > hx ? x : hx;
+            ly = y < ly ? y : ly;
+            if (y > hy) {
+                hy = y;
+                peak = i;
+            }
+        }
+    }
+    *x0 = lx;
+    *x1 = hx;
+    *y0 = ly;
+    *y1 = hy;
+    return peak;
+}
+
 /* np.polyfit(x, y, 1), centred for accuracy with epoch-sized values. */
 void
 pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *slope, double *icept)
@@ -302,15 +343,21 @@ static size_t
 decimate_into(const pyprof__mem_curve *c, double *ox, double *oy, size_t cap, double xmin,
               double scale)
 {
-    size_t k = 0, i = 0;
+    /* locals, not c->...: the stores to ox/oy could alias them */
+    const pyprof_mem_sample *run = c->run;
+    const double *xs = c->x, *ys = c->y;
+    double start = c->start;
+    size_t n = c->n, k = 0, i = 0;
+#define X(i) (run ? run[i].t - start : xs[i])
+#define Y(i) (run ? run[i].mib : ys[i])
     /* x >= xmin here (the view holds the data, or the curve was clipped),
      * so truncation is floor */
-    while (i < c->n) {
-        long col = (long)((pyprof__mem_cx(c, i) - xmin) * scale);
-        size_t j = i, lo = i, hi = i;
-        double ylo = pyprof__mem_cy(c, i), yhi = ylo;
-        while (j < c->n && (long)((pyprof__mem_cx(c, j) - xmin) * scale) == col) {
-            double y = pyprof__mem_cy(c, j);
+    while (i < n) {
+        long col = (long)((X(i) - xmin) * scale);
+        size_t j = i + 1, lo = i, hi = i;
+        double ylo = Y(i), yhi = ylo;
+        while (j < n && (long)((X(j) - xmin) * scale) == col) {
+            double y = Y(j);
             if (y < ylo) {
                 lo = j;
                 ylo = y;
@@ -327,12 +374,14 @@ decimate_into(const pyprof__mem_curve *c, double *ox, double *oy, size_t cap, do
         for (int q = 0; q < 4; q++) {
             if (q > 0 && idx[q] == idx[q - 1])
                 continue;
-            ox[k] = pyprof__mem_cx(c, idx[q]);
-            oy[k] = pyprof__mem_cy(c, idx[q]);
+            ox[k] = X(idx[q]);
+            oy[k] = Y(idx[q]);
             k++;
         }
         i = j;
     }
+#undef X
+#undef Y
     return k;
 }
 

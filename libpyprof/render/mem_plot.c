@@ -165,15 +165,24 @@ new_curve(pyprof__mem_layout *l, size_t *cap)
     return c;
 }
 
-static void
+/* Widen the data limits by a curve's points (adding its corners gives the
+ * same limits as adding every point); returns the index of its first
+ * highest point. */
+static size_t
 add_curve_limits(limits *d, const pyprof__mem_curve *c)
 {
-    for (size_t i = 0; i < c->n; i++)
-        lim_add(d, pyprof__mem_cx(c, i), pyprof__mem_cy(c, i));
+    size_t peak = 0;
+    if (c->n > 0) {
+        double x0, x1, y0, y1;
+        peak = pyprof__mem_extent(c, &x0, &x1, &y0, &y1);
+        lim_add(d, x0, y0);
+        lim_add(d, x1, y1);
+    }
     if (c->trend && c->n > 0) {
         lim_add(d, c->x[0], c->slope * c->x[0] + c->intercept);
         lim_add(d, c->x[c->n - 1], c->slope * c->x[c->n - 1] + c->intercept);
     }
+    return peak;
 }
 
 /* ---- the layout ------------------------------------------------------------------- */
@@ -295,7 +304,7 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             goto out;
         }
         size_t main_idx = l->ncurves - 1;
-        add_curve_limits(&d, c);
+        size_t main_peak = add_curve_limits(&d, c);
         /* mprof reads ylim right after the main line of each file */
         yview(&d, &bottom, &top);
         bottom += 0.001;
@@ -303,15 +312,8 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
         if (single) {
             /* peak of the merged curve: the first maximum */
             const pyprof__mem_curve *mc = &l->curves[main_idx];
-            size_t im = 0;
-            double ym = pyprof__mem_cy(mc, 0);
-            for (size_t i = 1; i < mc->n; i++)
-                if (pyprof__mem_cy(mc, i) > ym) {
-                    im = i;
-                    ym = pyprof__mem_cy(mc, i);
-                }
-            l->peak_x = pyprof__mem_cx(mc, im);
-            l->peak_y = ym;
+            l->peak_x = pyprof__mem_cx(mc, main_peak);
+            l->peak_y = pyprof__mem_cy(mc, main_peak);
         }
 
         /* children of this file */
@@ -346,13 +348,9 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
                 rc = PYPROF_ENOMEM;
                 goto out;
             }
-            add_curve_limits(&d, cc);
             /* mprof: cmpoint starts at (0, 0) and takes a child's maximum
              * only when it is larger */
-            size_t im = 0;
-            for (size_t i = 1; i < cc->n; i++)
-                if (cc->y[i] > cc->y[im])
-                    im = i;
+            size_t im = add_curve_limits(&d, cc);
             if (cc->y[im] > cpy) {
                 cpx = cc->x[im];
                 cpy = cc->y[im];

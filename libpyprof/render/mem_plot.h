@@ -132,6 +132,10 @@ pyprof__mem_cy(const pyprof__mem_curve *c, size_t i)
 int pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series,
                               bool with_funcs, double **x, double **y,
                               const pyprof_mem_sample **run, size_t *n);
+/* Bounds of the curve's points (n > 0), returning the index of the first
+ * highest one. */
+size_t pyprof__mem_extent(const pyprof__mem_curve *c, double *x0, double *x1, double *y0,
+                          double *y1);
 /* Least squares line through the points, as np.polyfit(x, y, 1). */
 void pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *slope, double *icept);
 /* Make `c` of the points (x made relative to `start`), with a trend if asked.
