@@ -7,6 +7,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/core/hash.c \
 	libpyprof/core/utf8.c \
 	libpyprof/core/numfmt.c \
+	libpyprof/core/numparse.h \
 	libpyprof/core/error.c \
 	libpyprof/core/version.c \
 	libpyprof/core/profile.c \
