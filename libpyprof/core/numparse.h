@@ -24,9 +24,9 @@
 #include <stdint.h>
 
 /* The number at the start of [s, end).  On success *out is the double
- * strtod would give and *stop the first byte after the number (never a
- * digit, '.', 'e' or 'E'); false for anything else, including numbers
- * strtod accepts. */
+ * strtod would give and *stop where strtod stops (never at a digit, '.',
+ * 'e', 'E', 'x' or 'X'); false for anything else, including numbers strtod
+ * accepts. */
 static inline bool
 pyprof__parse_decimal(const char *s, const char *end, const char **stop, double *out)
 {
@@ -48,7 +48,10 @@ pyprof__parse_decimal(const char *s, const char *end, const char **stop, double 
         frac = q - f0;
     }
     ndig += frac;
-    if (ndig == 0 || ndig > 15 || (q < end && (*q == 'e' || *q == 'E' || *q == '.')))
+    /* strtod would go on: an exponent, a hex number after "0", a second '.'
+     * (not a number: declined so that the caller's own check says so) */
+    if (ndig == 0 || ndig > 15 ||
+        (q < end && (*q == 'e' || *q == 'E' || *q == 'x' || *q == 'X' || *q == '.')))
         return false;
     double v = (double)m / pow10[frac];
     *out = neg ? -v : v;
