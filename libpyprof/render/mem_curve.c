@@ -40,13 +40,47 @@ cmp_pt(const void *a, const void *b)
 int
 pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series,
                           bool with_funcs, double **xo, double **yo, const pyprof_mem_sample **run,
-                          size_t *n)
+                          pyprof__mem_bounds *bounds, size_t *n)
 {
     size_t ns = pyprof_profile_mem_sample_count(p), nb = pyprof_profile_mem_bracket_count(p);
     /* samples are one dense array (profile.h): index it directly rather
      * than through an accessor call per sample */
     const pyprof_mem_sample *sm = ns ? pyprof_profile_mem_sample(p, 0) : NULL;
-    size_t cnt = 0, nfunc = 0, first = 0, last = 0;
+    size_t nfunc = 0;
+    if (with_funcs)
+        for (size_t i = 0; i < nb; i++)
+            nfunc += 2 * (pyprof_profile_mem_bracket(p, i)->series == series);
+    if (run) {
+        *run = NULL;
+        bounds->known = false;
+    }
+    if (run && nfunc == 0 && ns > 0 && pyprof_profile_mem_series_count(p) == 1 &&
+        sm[0].series == series) {
+        /* one file, no CHLD lines: every sample is this series'.  Check
+         * the order and find the bounds in the same pass; sorted, x runs
+         * from 0 to the last time. */
+        bool in_order = true;
+        double lo = sm[0].mib, hi = lo;
+        size_t peak = 0;
+        for (size_t i = 1; i < ns; i++) {
+            double y = sm[i].mib;
+            in_order = in_order && sm[i - 1].t <= sm[i].t;
+            lo = y < lo ? y : lo;
+            if (y > hi) {
+                hi = y;
+                peak = i;
+            }
+        }
+        if (in_order) {
+            *run = sm;
+            *xo = *yo = NULL;
+            *n = ns;
+            *bounds =
+                (pyprof__mem_bounds){true, sm[0].t - sm[0].t, sm[ns - 1].t - sm[0].t, lo, hi, peak};
+            return 0;
+        }
+    }
+    size_t cnt = 0, first = 0, last = 0;
     bool in_order = true;
     for (size_t i = 0; i < ns; i++) {
         if (sm[i].series != series)
@@ -58,17 +92,11 @@ pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof
         last = i;
         cnt++;
     }
-    if (with_funcs)
-        for (size_t i = 0; i < nb; i++)
-            nfunc += 2 * (pyprof_profile_mem_bracket(p, i)->series == series);
-    if (run) {
-        *run = NULL;
-        if (cnt > 0 && nfunc == 0 && in_order && last - first + 1 == cnt) {
-            *run = sm + first;
-            *xo = *yo = NULL;
-            *n = cnt;
-            return 0;
-        }
+    if (run && cnt > 0 && nfunc == 0 && in_order && last - first + 1 == cnt) {
+        *run = sm + first;
+        *xo = *yo = NULL;
+        *n = cnt;
+        return 0;
     }
     cnt += nfunc;
     size_t bytes;
@@ -121,6 +149,13 @@ pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof
 size_t
 pyprof__mem_extent(const pyprof__mem_curve *c, double *x0, double *x1, double *y0, double *y1)
 {
+    if (c->bounds.known) {
+        *x0 = c->bounds.x0;
+        *x1 = c->bounds.x1;
+        *y0 = c->bounds.y0;
+        *y1 = c->bounds.y1;
+        return c->bounds.peak;
+    }
     size_t n = c->n, peak = 0;
     double lx = pyprof__mem_cx(c, 0), hx = lx, ly = pyprof__mem_cy(c, 0), hy = ly;
     if (c->run) {
@@ -331,6 +366,7 @@ pyprof__mem_clip(pyprof__arena *a, pyprof__mem_curve *c, double x0, double x1)
     c->x = nx;
     c->y = ny;
     c->n = k;
+    c->bounds.known = false;
     c->nraw = inside;
     return 0;
 }
@@ -410,6 +446,7 @@ pyprof__mem_decimate(pyprof__arena *a, pyprof__mem_curve *c, double xmin, double
             c->y = y;
             c->run = NULL;
             c->n = k;
+            c->bounds.known = false;
             return 0;
         }
         /* not reached while the view holds the data; stay correct anyway */
@@ -418,6 +455,7 @@ pyprof__mem_decimate(pyprof__arena *a, pyprof__mem_curve *c, double xmin, double
             return rc;
     }
     c->n = decimate_into(c, c->x, c->y, SIZE_MAX, xmin, scale);
+    c->bounds.known = false;
     return 0;
 }
 

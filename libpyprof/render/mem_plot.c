@@ -279,8 +279,9 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             continue;
         double *vx, *vy;
         const pyprof_mem_sample *run;
+        pyprof__mem_bounds bounds;
         size_t n;
-        if ((rc = pyprof__mem_series_points(l, p, s, true, &vx, &vy, &run, &n)) < 0)
+        if ((rc = pyprof__mem_series_points(l, p, s, true, &vx, &vy, &run, &bounds, &n)) < 0)
             goto out;
         if (n == 0)
             continue;
@@ -292,6 +293,7 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
         }
         if ((rc = pyprof__mem_set_points(l, c, vx, vy, run, n, start, o->slope)) < 0)
             goto out;
+        c->bounds = bounds;
         c->kind = PYPROF__MEM_CURVE_MAIN;
         c->series = s;
         c->color = LINE_COLORS[file_index % NLINE_COLORS];
@@ -326,7 +328,7 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
                 continue;
             double *cx, *cy;
             size_t cn;
-            if ((rc = pyprof__mem_series_points(l, p, cs, false, &cx, &cy, NULL, &cn)) < 0)
+            if ((rc = pyprof__mem_series_points(l, p, cs, false, &cx, &cy, NULL, NULL, &cn)) < 0)
                 goto out;
             if (cn == 0)
                 continue;

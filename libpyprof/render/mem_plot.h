@@ -28,6 +28,14 @@ typedef enum pyprof__mem_curve_kind {
     PYPROF__MEM_CURVE_SUM    /* --include-children: main + children */
 } pyprof__mem_curve_kind;
 
+/* A curve's bounds, when a pass that had to read every point anyway found
+ * them (x relative to the curve's start, as its points). */
+typedef struct pyprof__mem_bounds {
+    bool known;
+    double x0, x1, y0, y1;
+    size_t peak; /* index of the first highest point */
+} pyprof__mem_bounds;
+
 typedef struct pyprof__mem_curve {
     pyprof__mem_curve_kind kind;
     pyprof_id series; /* model series (the main one for SUM) */
@@ -40,8 +48,9 @@ typedef struct pyprof__mem_curve {
      * few thousand points; build() decimates or copies every view before it
      * returns, so x and y are always set in a finished layout. */
     const pyprof_mem_sample *run;
-    bool markers; /* '+' at each point (only when they stay apart) */
-    bool cut[2];  /* first / last point is where a window cut the line, not data */
+    pyprof__mem_bounds bounds; /* of the points as they are now */
+    bool markers;              /* '+' at each point (only when they stay apart) */
+    bool cut[2];               /* first / last point is where a window cut the line, not data */
     pyprof__rgba color;
     const char *label;
     bool trend;              /* --slope */
@@ -128,10 +137,11 @@ pyprof__mem_cy(const pyprof__mem_curve *c, size_t i)
  * as mprof merges them) sorted by time: x in epoch s, y in MiB, arrays in
  * the layout's arena.  When `run` is not NULL and the points are already
  * one time-ordered stretch of the model's sample array, that stretch is
- * returned in *run instead (x and y NULL, nothing copied). */
+ * returned in *run instead (x and y NULL, nothing copied), and *bounds
+ * may be filled in on the way. */
 int pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series,
                               bool with_funcs, double **x, double **y,
-                              const pyprof_mem_sample **run, size_t *n);
+                              const pyprof_mem_sample **run, pyprof__mem_bounds *bounds, size_t *n);
 /* Bounds of the curve's points (n > 0), returning the index of the first
  * highest one. */
 size_t pyprof__mem_extent(const pyprof__mem_curve *c, double *x0, double *x1, double *y0,
