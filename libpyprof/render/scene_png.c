@@ -48,6 +48,18 @@ path_points(cairo_t *cr, const pyprof__item *it)
     }
 }
 
+/* A memory plot's decimated curve is a band of hundreds of tall, thin
+ * spikes: with cairo's default antialiasing (256 samples a pixel) its
+ * outline and fill took 14 ms of a 1260x540 plot; 16 samples a pixel take
+ * 4 ms, and only the grey levels of edge pixels change (the band looks the
+ * same at any zoom a reader uses). */
+static void
+set_antialias(cairo_t *cr, const pyprof__item *it)
+{
+    if (it->coarse)
+        cairo_set_antialias(cr, CAIRO_ANTIALIAS_FAST);
+}
+
 static void
 draw_text(cairo_t *cr, const pyprof__scene *s, const pyprof__item *it)
 {
@@ -121,14 +133,18 @@ pyprof__scene_write_png(const pyprof__scene *s, pyprof_output *o, pyprof_error *
             path_points(cr, it);
             stroke_style(cr, it);
             cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+            set_antialias(cr, it);
             cairo_stroke(cr);
+            cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
             break;
         case PYPROF__ITEM_POLYGON:
             cairo_new_path(cr);
             path_points(cr, it);
             cairo_close_path(cr);
             set_color(cr, it->fill);
+            set_antialias(cr, it);
             cairo_fill(cr);
+            cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
             break;
         case PYPROF__ITEM_TEXT:
             draw_text(cr, s, it);
