@@ -410,6 +410,8 @@ read_line(reader *r, const char *line, size_t len)
  * than one pyprof_input_read_line call each: at 10^6 lines the per-line
  * call and newline search cost as much as the numbers. */
 #define WINDOW ((size_t)64 * 1024)
+/* Sample slots reserved at a time: 96 KiB, a small fraction of a big file's. */
+#define SLOTS 4096
 
 static int
 mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
@@ -417,6 +419,9 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
 {
     (void)opts;
     reader r = {p, in, err, {0}, 0, 0};
+    /* plain MEM lines go straight into reserved model slots */
+    pyprof_mem_sample *slot = NULL;
+    size_t nslot = 0, used = 0;
     pyprof_id main_series;
     int rc = pyprof_profile_mem_series_add(p, &main_series, 0, -1,
                                            (pyprof_id)pyprof_profile_source_count(p));
@@ -435,12 +440,24 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
             const char *next = plain_mem_line(s, end, &mib, &t);
             if (next) {
                 r.line++;
-                if ((rc = pyprof_profile_mem_sample_add(p, 0, t, mib)) < 0)
-                    goto out;
+                if (used == nslot) {
+                    pyprof__profile_mem_samples_commit(p, used);
+                    used = 0;
+                    nslot = SLOTS;
+                    if (!(slot = pyprof__profile_mem_samples_reserve(p, nslot))) {
+                        nslot = 0;
+                        rc = PYPROF_ENOMEM;
+                        goto out;
+                    }
+                }
+                slot[used++] = (pyprof_mem_sample){0, t, mib};
                 r.records++;
                 s = next;
                 continue;
             }
+            /* anything else may add samples of its own, after these */
+            pyprof__profile_mem_samples_commit(p, used);
+            used = nslot = 0;
             const char *nl = memchr(s, '\n', (size_t)(end - s));
             size_t len = (size_t)((nl ? nl : end) - s);
             if (len > MAX_LINE) {
@@ -455,18 +472,21 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
                 goto out;
             s = nl ? nl + 1 : end;
         }
-        size_t used = (size_t)(s - (const char *)data);
-        pyprof_input_consume(in, used);
+        size_t taken = (size_t)(s - (const char *)data);
+        pyprof_input_consume(in, taken);
         if (eof && s == end)
             break;
         /* a line longer than the window: widen it (up to MAX_LINE) */
-        want = used == 0 ? avail + WINDOW : WINDOW;
+        want = taken == 0 ? avail + WINDOW : WINDOW;
     }
+    pyprof__profile_mem_samples_commit(p, used);
+    used = 0;
     rc = 0;
     if (r.records == 0)
         rc = pyprof_input_error_line(in, err, PYPROF_EFORMAT, FMT, r.line,
                                      "no CMDLINE, MEM, FUNC or CHLD record in the file");
 out:
+    pyprof__profile_mem_samples_commit(p, used); /* keep the model whole */
     if (rc == PYPROF_ENOMEM)
         rc = pyprof_input_error_line(in, err, PYPROF_ENOMEM, FMT, r.line, "out of memory");
     child_map_free(&r.children);
