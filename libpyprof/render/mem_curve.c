@@ -57,26 +57,11 @@ pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof
     if (run && nfunc == 0 && ns > 0 && pyprof_profile_mem_series_count(p) == 1 &&
         sm[0].series == series) {
         /* one file, no CHLD lines: every sample is this series'.  Check
-         * the order and find the bounds in the same pass; sorted, x runs
-         * from 0 to the last time. */
-        bool in_order = true;
-        double lo = sm[0].mib, hi = lo;
-        size_t peak = 0;
-        for (size_t i = 1; i < ns; i++) {
-            double y = sm[i].mib;
-            in_order = in_order && sm[i - 1].t <= sm[i].t;
-            lo = y < lo ? y : lo;
-            if (y > hi) {
-                hi = y;
-                peak = i;
-            }
-        }
-        if (in_order) {
+         * the order and find the bounds in the same pass. */
+        if (pyprof__mem_scan_run(&l->arena, sm, ns, bounds)) {
             *run = sm;
             *xo = *yo = NULL;
             *n = ns;
-            *bounds =
-                (pyprof__mem_bounds){true, sm[0].t - sm[0].t, sm[ns - 1].t - sm[0].t, lo, hi, peak};
             return 0;
         }
     }
@@ -141,6 +126,63 @@ pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof
     *yo = y;
     *n = k;
     return 0;
+}
+
+bool
+pyprof__mem_scan_run(pyprof__arena *a, const pyprof_mem_sample *run, size_t n,
+                     pyprof__mem_bounds *out)
+{
+    const size_t ch = PYPROF__MEM_CHUNK;
+    size_t nch = (n + ch - 1) / ch, bytes = 0;
+    uint32_t *clo = NULL, *chi = NULL;
+    /* indices are stored in 32 bits; a bigger run simply goes without */
+    if (n <= UINT32_MAX && !pyprof__mul_overflows(nch ? nch : 1, sizeof(uint32_t), &bytes)) {
+        clo = pyprof__arena_alloc(a, bytes);
+        chi = clo ? pyprof__arena_alloc(a, bytes) : NULL;
+    }
+    bool in_order = true, nan = false;
+    double lo = run[0].mib, hi = lo;
+    size_t peak = 0;
+    for (size_t k = 0, c0 = 0; c0 < n; k++, c0 += ch) {
+        size_t c1 = n - c0 < ch ? n : c0 + ch, il = c0, ih = c0;
+        double yl = run[c0].mib, yh = yl;
+        nan = nan || yl != yl;
+        in_order = in_order && (c0 == 0 || run[c0 - 1].t <= run[c0].t);
+        /* written for conditional moves: on noisy data a branch per new
+         * extreme mispredicts often */
+        bool ordered = true, bad = false;
+        for (size_t i = c0 + 1; i < c1; i++) {
+            double y = run[i].mib;
+            ordered &= run[i - 1].t <= run[i].t;
+            bad |= y != y;
+            bool below = y<yl, above = y> yh;
+            il = below ? i : il;
+            yl = below ? y : yl;
+            ih = above ? i : ih;
+            yh = above ? y : yh;
+        }
+        in_order = in_order && ordered;
+        nan = nan || bad;
+        if (clo && chi) {
+            clo[k] = (uint32_t)il;
+            chi[k] = (uint32_t)ih;
+        }
+        lo = yl < lo ? yl : lo;
+        if (yh > hi) { /* chunks in order: the first highest point overall */
+            hi = yh;
+            peak = ih;
+        }
+    }
+    if (!in_order)
+        return false;
+    /* sorted: x runs from 0 to the last time */
+    *out = (pyprof__mem_bounds){
+        true, run[0].t - run[0].t, run[n - 1].t - run[0].t, lo, hi, peak, NULL, NULL};
+    if (clo && chi && !nan) { /* NaN compares false both ways: no shortcuts */
+        out->chunk_lo = clo;
+        out->chunk_hi = chi;
+    }
+    return true;
 }
 
 /* One pass over 10^6 points with the bounds in locals: through a struct
@@ -384,15 +426,42 @@ decimate_into(const pyprof__mem_curve *c, double *ox, double *oy, size_t cap, do
     const double *xs = c->x, *ys = c->y;
     double start = c->start;
     size_t n = c->n, k = 0, i = 0;
-#define X(i) (run ? run[i].t - start : xs[i])
-#define Y(i) (run ? run[i].mib : ys[i])
+    /* chunk summaries describe the view as it is */
+    const uint32_t *clo = run ? c->bounds.chunk_lo : NULL, *chi = run ? c->bounds.chunk_hi : NULL;
+    const size_t ch = PYPROF__MEM_CHUNK;
+#define X(i)   (run ? run[i].t - start : xs[i])
+#define Y(i)   (run ? run[i].mib : ys[i])
+#define COL(i) ((long)((X(i) - xmin) * scale))
     /* x >= xmin here (the view holds the data, or the curve was clipped),
      * so truncation is floor */
     while (i < n) {
-        long col = (long)((X(i) - xmin) * scale);
+        long col = COL(i);
         size_t j = i + 1, lo = i, hi = i;
         double ylo = Y(i), yhi = ylo;
-        while (j < n && (long)((X(j) - xmin) * scale) == col) {
+        for (;;) {
+            /* A whole chunk in this column: its first lowest and highest
+             * points stand for it.  COL never decreases (x is sorted, and
+             * each step of it is monotonic), so a chunk whose last point
+             * is in the column lies in it entirely; merging the chunks in
+             * order with strict comparisons keeps the first extremes, as
+             * the point-by-point loop below does. */
+            if (clo && j % ch == 0 && j < n) {
+                size_t e = n - j < ch ? n - 1 : j + ch - 1, q = j / ch;
+                if (COL(e) == col) {
+                    if (Y(clo[q]) < ylo) {
+                        lo = clo[q];
+                        ylo = Y(lo);
+                    }
+                    if (Y(chi[q]) > yhi) {
+                        hi = chi[q];
+                        yhi = Y(hi);
+                    }
+                    j = e + 1;
+                    continue;
+                }
+            }
+            if (j >= n || COL(j) != col)
+                break;
             double y = Y(j);
             if (y < ylo) {
                 lo = j;
@@ -418,6 +487,7 @@ decimate_into(const pyprof__mem_curve *c, double *ox, double *oy, size_t cap, do
     }
 #undef X
 #undef Y
+#undef COL
     return k;
 }
 

@@ -34,7 +34,13 @@ typedef struct pyprof__mem_bounds {
     bool known;
     double x0, x1, y0, y1;
     size_t peak; /* index of the first highest point */
+    /* For a view, optionally: the first lowest and first highest point of
+     * each chunk of PYPROF__MEM_CHUNK points, so that decimation can take
+     * a chunk that lies within one pixel column whole (NULL: none). */
+    const uint32_t *chunk_lo, *chunk_hi;
 } pyprof__mem_bounds;
+
+#define PYPROF__MEM_CHUNK 64
 
 typedef struct pyprof__mem_curve {
     pyprof__mem_curve_kind kind;
@@ -152,6 +158,12 @@ void pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *sl
  * With `run` set, x and y are ignored and the curve is a view of it. */
 int pyprof__mem_set_points(pyprof__mem_layout *l, pyprof__mem_curve *c, double *x, double *y,
                            const pyprof_mem_sample *run, size_t n, double start, bool trend);
+/* Check that run[0, n) is in time order and find its bounds (x relative to
+ * run[0].t) and chunk summaries (in `a`), in one pass; false if out of
+ * order.  Without chunk summaries (no memory, or a NaN among the values)
+ * the bounds are still set. */
+bool pyprof__mem_scan_run(pyprof__arena *a, const pyprof_mem_sample *run, size_t n,
+                          pyprof__mem_bounds *out);
 /* Copy a view's points into arrays of the layout's arena (no-op otherwise). */
 int pyprof__mem_materialize(pyprof__arena *a, pyprof__mem_curve *c);
 /* main + children at the main curve's times (--include-children). */
