@@ -1,61 +1,110 @@
 #!/bin/sh
 # bench/mem.sh - pyprof-mem against mprof (memory_profiler 0.61, matplotlib
 # with the Agg backend), in one run on the same machine:
-#   plot to PNG of mem-60s.dat (a real 60 s mprof run with FUNC lines) and of
-#   mem-synth-1m.dat (1,000,000 MEM samples), and `peak` of both.
+#   plot to PNG and to SVG of mem-60s.dat (a real 60 s mprof run with FUNC
+#   lines) and of mem-synth-1m.dat (1,000,000 MEM samples), and `peak` of
+#   both.  mprof plot writes PNG only; our SVG is compared with its PNG.
 #
 # Usage: bench/mem.sh [BUILDDIR [DATADIR]]
 #   MPROF=python3-mprof     the peer command (Debian python3-memory-profiler)
-#   RUNS=1                  runs per case (the median is reported)
+#   RUNS=5                  runs per case; ours and the peer's alternate
+#   PEER_RUNS=$RUNS         runs of the peer (it takes seconds per run)
 #
-# Each run is a whole process timed with /usr/bin/time (wall seconds, peak
-# RSS).  Ratios are peer / ours, so bigger is better for us.  On a loaded
-# machine wall times of both inflate; compare ratios, not absolutes.
+# Each run is a whole process (fork + exec + wait4): wall seconds, CPU
+# seconds (user + system) and peak RSS.  The table shows the median and the
+# best wall time, the median CPU time and the largest RSS; ratios are
+# peer / ours (median wall, median CPU), so bigger is better for us.  Ours
+# runs as tools/.libs/pyprof-mem with LD_LIBRARY_PATH, not through libtool's
+# wrapper script, which alone costs milliseconds.  A loaded machine inflates
+# short runs more than long ones: the load average is printed before and
+# after, and CPU ratios are the steadier figure.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-$here/../build}
+[ -d "$BUILD/tools" ] || BUILD=$here/.. # an in-tree build
 DATA=${2:-$here/../../bench-data}
-RUNS=${RUNS:-1}
+RUNS=${RUNS:-5}
+PEER_RUNS=${PEER_RUNS:-$RUNS}
 MPROF=${MPROF:-python3-mprof}
-MEM="$BUILD/tools/pyprof-mem"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT INT TERM
 export MPLBACKEND=Agg TZ=UTC
 
+if [ -x "$BUILD/tools/.libs/pyprof-mem" ]; then
+    MEM="$BUILD/tools/.libs/pyprof-mem"
+    LD_LIBRARY_PATH="$BUILD/libpyprof/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH
+else
+    MEM="$BUILD/tools/pyprof-mem"
+fi
 [ -x "$MEM" ] || { echo "bench/mem.sh: $MEM not built" >&2; exit 2; }
-command -v "$MPROF" >/dev/null 2>&1 || { echo "bench/mem.sh: $MPROF not found" >&2; exit 2; }
+MPROF_PATH=$(command -v "$MPROF") || { echo "bench/mem.sh: $MPROF not found" >&2; exit 2; }
+command -v python3 >/dev/null 2>&1 || { echo "bench/mem.sh: python3 needed" >&2; exit 2; }
+TMP=$(mktemp -d)
+export TMP
+trap 'rm -rf "$TMP"' EXIT INT TERM
 
-# median of RUNS runs of a command: prints "wall_s rss_kib user_s"
-measure() {
-    i=0
-    : >"$TMP/times"
-    while [ $i -lt "$RUNS" ]; do
-        /usr/bin/time -f '%e %M %U' -o "$TMP/t" "$@" >/dev/null 2>"$TMP/err" ||
-            { echo "FAILED: $*" >&2; cat "$TMP/err" >&2; return 1; }
-        cat "$TMP/t" >>"$TMP/times"
-        i=$((i + 1))
-    done
-    sort -n "$TMP/times" | sed -n "$(( (RUNS + 1) / 2 ))p"
+# bench CASE -- OURS... -- PEER...: RUNS alternating runs of both commands
+# (PEER_RUNS of the peer); prints one table row.
+bench() {
+    python3 - "$RUNS" "$PEER_RUNS" "$@" <<'EOF'
+import os, statistics, sys, time
+runs, peer_runs, name = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+args = sys.argv[4:]
+sep = args.index("--", 1)
+cmds = {"ours": args[1:sep], "peer": args[sep + 1:]}
+res = {"ours": [], "peer": []}
+def run(argv):
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        try:
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        sys.exit("bench/mem.sh: failed (%d): %s" % (status, " ".join(argv)))
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+for i in range(max(runs, peer_runs)):
+    if i < runs:
+        res["ours"].append(run(cmds["ours"]))
+    if i < peer_runs and cmds["peer"]:
+        res["peer"].append(run(cmds["peer"]))
+def stats(v):
+    if not v:
+        return None
+    return (statistics.median(x[0] for x in v), min(x[0] for x in v),
+            statistics.median(x[1] for x in v), max(x[2] for x in v))
+o, p = stats(res["ours"]), stats(res["peer"])
+last = os.path.join(os.environ["TMP"], "peer_last")
+line = "%-30s %8.3f %8.3f %8.3f %7.1f" % (name, o[0], o[1], o[2], o[3])
+if p:
+    line += " | %8.3f %8.3f %7.1f | %6.1f %6.1f" % (p[0], p[2], p[3], p[0] / o[0], p[2] / o[2])
+    with open(last, "w") as f:
+        f.write("%r %r\n" % (p[0], p[2]))
+elif os.environ.get("VS_LAST") and os.path.exists(last):
+    pw, pc = map(float, open(last).read().split())
+    line += " | %26s | %6.1f %6.1f" % ("(mprof's PNG, row above)", pw / o[0], pc / o[2])
+print(line, flush=True)
+EOF
 }
 
-printf '%-28s %10s %10s %9s %9s %8s %8s\n' case "ours s" "mprof s" "ours MiB" "mprof MiB" "wall x" "RSS x"
-row() {
-    name=$1 ours=$2 peer=$3
-    awk -v n="$name" -v o="$ours" -v p="$peer" 'BEGIN {
-        split(o, a, " "); split(p, b, " ");
-        printf "%-28s %10.3f %10.3f %9.1f %9.1f %8.1f %8.1f\n", n, a[1], b[1], a[2] / 1024, b[2] / 1024,
-            (a[1] > 0 ? b[1] / a[1] : 0), (a[2] > 0 ? b[2] / a[2] : 0) }'
-}
-
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   ($(nproc) CPUs, $RUNS runs, peer $PEER_RUNS)"
+printf '%-30s %8s %8s %8s %7s | %8s %8s %7s | %6s %6s\n' "" "ours" "" "" "" "mprof" "" "" "ratio" ""
+printf '%-30s %8s %8s %8s %7s | %8s %8s %7s | %6s %6s\n' case "wall s" "best s" "CPU s" "MiB" \
+    "wall s" "CPU s" "MiB" "wall" "CPU"
 for f in mem-60s.dat mem-synth-1m.dat; do
     in="$DATA/$f"
     [ -f "$in" ] || { echo "bench/mem.sh: $in missing (run shared/bench/gen/gen.sh)" >&2; continue; }
-    ours=$(measure "$MEM" plot "$in" -o "$TMP/ours.png") || exit 1
-    peer=$(measure "$MPROF" plot -o "$TMP/peer.png" "$in") || exit 1
-    row "plot $f" "$ours" "$peer"
-    ours=$(measure "$MEM" peak "$in") || exit 1
-    peer=$(measure "$MPROF" peak "$in") || exit 1
-    row "peak $f" "$ours" "$peer"
-    cmp -s "$("$MEM" peak "$in" >"$TMP/a"; echo "$TMP/a")" \
-        "$("$MPROF" peak "$in" >"$TMP/b"; echo "$TMP/b")" || echo "  (peak text differs from mprof's!)"
+    bench "plot $f (PNG)" -- "$MEM" plot "$in" -o "$TMP/ours.png" -- \
+        "$MPROF_PATH" plot -o "$TMP/peer.png" "$in" || exit 1
+    PEER_RUNS=0 VS_LAST=1 bench "plot $f (SVG)" -- "$MEM" plot "$in" -o "$TMP/ours.svg" -- || exit 1
+    bench "peak $f" -- "$MEM" peak "$in" -- "$MPROF_PATH" peak "$in" || exit 1
+    "$MEM" peak "$in" >"$TMP/a" 2>&1
+    "$MPROF_PATH" peak "$in" >"$TMP/b" 2>&1
+    cmp -s "$TMP/a" "$TMP/b" || echo "  (peak text differs from mprof's!)"
 done
+echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -31,6 +31,8 @@
 
 #include "pyprof_int.h"
 
+#include "core/numparse.h"
+
 #define FMT "mprofile"
 
 /* No real record comes near this; the bound keeps a file without newlines
@@ -94,6 +96,7 @@ typedef struct reader {
     pyprof_error *err;
     child_map children;
     unsigned records; /* lines with a known tag */
+    uint64_t line;    /* the line being read, from 1 */
 } reader;
 
 /* "FILE: line N: <TAG> line: <reason>" */
@@ -101,10 +104,9 @@ static int
 bad_line(reader *r, const char *tag, const char *why)
 {
     if (!tag)
-        return pyprof_input_error_line(r->in, r->err, PYPROF_EFORMAT, FMT, pyprof_input_line(r->in),
-                                       "%s", why);
-    return pyprof_input_error_line(r->in, r->err, PYPROF_EFORMAT, FMT, pyprof_input_line(r->in),
-                                   "%s line: %s", tag, why);
+        return pyprof_input_error_line(r->in, r->err, PYPROF_EFORMAT, FMT, r->line, "%s", why);
+    return pyprof_input_error_line(r->in, r->err, PYPROF_EFORMAT, FMT, r->line, "%s line: %s", tag,
+                                   why);
 }
 
 /* Split off the next space-separated field of [*s, end). */
@@ -218,27 +220,10 @@ numbers(reader *r, const char **s, const char *end, double *v, int n, const char
 {
     for (int i = 0; i < n; i++) {
         /* the common case in one pass: at most 15 digits, as mprof writes */
-        const char *p = *s;
+        const char *p = *s, *q;
         while (p < end && *p == ' ')
             p++;
-        const char *q = p;
-        bool neg = q < end && *q == '-';
-        q += neg;
-        uint64_t m = 0;
-        const char *d0 = q;
-        while (q < end && (unsigned)(*q - '0') < 10)
-            m = m * 10 + (uint64_t)(*q++ - '0');
-        long ndig = q - d0, frac = 0;
-        if (q < end && *q == '.') {
-            const char *f0 = ++q;
-            while (q < end && (unsigned)(*q - '0') < 10)
-                m = m * 10 + (uint64_t)(*q++ - '0');
-            frac = q - f0;
-        }
-        ndig += frac;
-        if (ndig > 0 && ndig <= 15 && (q == end || *q == ' ')) {
-            double x = (double)m / POW10[frac];
-            v[i] = neg ? -x : x;
+        if (pyprof__parse_decimal(p, end, &q, &v[i]) && (q == end || *q == ' ')) {
             *s = q;
             continue;
         }
@@ -388,47 +373,122 @@ read_record(reader *r, const char *line, size_t len)
     return bad_line(r, NULL, "not an mprofile record (expected CMDLINE, MEM, FUNC or CHLD)");
 }
 
+/* The line nearly every record of a big file is, "MEM <MiB> <time>\n" with
+ * plain decimals, read without first searching for its end; returns the
+ * start of the next line, or NULL for any other line (or one not complete
+ * in [s, end)), which the general path then reads, errors and all. */
+static inline const char *
+plain_mem_line(const char *s, const char *end, double *mib, double *t)
+{
+    const char *q;
+    if (end - s < 4 || memcmp(s, "MEM ", 4) != 0 || !pyprof__parse_decimal(s + 4, end, &q, mib) ||
+        q == end || *q != ' ' || !pyprof__parse_decimal(q + 1, end, &q, t) || q == end ||
+        *q != '\n')
+        return NULL;
+    return q + 1;
+}
+
+/* One line, without its newline, by the general rules. */
+static int
+read_line(reader *r, const char *line, size_t len)
+{
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
+    if (r->line == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+        line += 3; /* a BOM, from an editor */
+        len -= 3;
+    }
+    if (len == 0)
+        return 0;
+    int rc = read_record(r, line, len);
+    if (rc == 0)
+        r->records++;
+    return rc < 0 ? rc : 0;
+}
+
+/* Lines are taken straight from the input's window (peek/consume) rather
+ * than one pyprof_input_read_line call each: at 10^6 lines the per-line
+ * call and newline search cost as much as the numbers. */
+#define WINDOW ((size_t)64 * 1024)
+/* Sample slots reserved at a time: 96 KiB, a small fraction of a big file's. */
+#define SLOTS 4096
+
 static int
 mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
               pyprof_error *err)
 {
     (void)opts;
-    reader r = {p, in, err, {0}, 0};
+    reader r = {p, in, err, {0}, 0, 0};
+    /* plain MEM lines go straight into reserved model slots */
+    pyprof_mem_sample *slot = NULL;
+    size_t nslot = 0, used = 0;
     pyprof_id main_series;
     int rc = pyprof_profile_mem_series_add(p, &main_series, 0, -1,
                                            (pyprof_id)pyprof_profile_source_count(p));
     if (rc < 0)
         goto out;
+    size_t want = WINDOW;
     for (;;) {
-        const char *line;
-        size_t len;
-        rc = pyprof_input_read_line(in, &line, &len, MAX_LINE, err);
-        if (rc < 0)
+        const unsigned char *data;
+        size_t avail;
+        if ((rc = pyprof_input_peek(in, want, &data, &avail, err)) < 0)
             goto out;
-        if (rc == 0)
-            break;
-        if (len > 0 && line[len - 1] == '\r')
-            len--;
-        if (pyprof_input_line(in) == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
-            line += 3; /* a BOM, from an editor */
-            len -= 3;
+        bool eof = avail < want; /* peek stops short only at the end */
+        const char *s = (const char *)data, *end = s + avail;
+        while (s < end) {
+            double mib, t;
+            const char *next = plain_mem_line(s, end, &mib, &t);
+            if (next) {
+                r.line++;
+                if (used == nslot) {
+                    pyprof__profile_mem_samples_commit(p, used);
+                    used = 0;
+                    nslot = SLOTS;
+                    if (!(slot = pyprof__profile_mem_samples_reserve(p, nslot))) {
+                        nslot = 0;
+                        rc = PYPROF_ENOMEM;
+                        goto out;
+                    }
+                }
+                slot[used++] = (pyprof_mem_sample){0, t, mib};
+                r.records++;
+                s = next;
+                continue;
+            }
+            /* anything else may add samples of its own, after these */
+            pyprof__profile_mem_samples_commit(p, used);
+            used = nslot = 0;
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            size_t len = (size_t)((nl ? nl : end) - s);
+            if (len > MAX_LINE) {
+                rc = pyprof_input_error_line(in, err, PYPROF_ELIMIT, NULL, r.line + 1,
+                                             "line longer than %zu bytes", (size_t)MAX_LINE);
+                goto out;
+            }
+            if (!nl && !eof)
+                break; /* the rest of this line is not in the window yet */
+            r.line++;
+            if ((rc = read_line(&r, s, len)) < 0)
+                goto out;
+            s = nl ? nl + 1 : end;
         }
-        if (len == 0)
-            continue;
-        rc = read_record(&r, line, len);
-        if (rc < 0)
-            goto out;
-        if (rc == 0)
-            r.records++;
+        size_t taken = (size_t)(s - (const char *)data);
+        pyprof_input_consume(in, taken);
+        if (eof && s == end)
+            break;
+        /* a line longer than the window: widen it (up to MAX_LINE) */
+        want = taken == 0 ? avail + WINDOW : WINDOW;
     }
+    pyprof__profile_mem_samples_commit(p, used);
+    used = 0;
     rc = 0;
     if (r.records == 0)
-        rc = pyprof_input_error_line(in, err, PYPROF_EFORMAT, FMT, pyprof_input_line(in),
+        rc = pyprof_input_error_line(in, err, PYPROF_EFORMAT, FMT, r.line,
                                      "no CMDLINE, MEM, FUNC or CHLD record in the file");
 out:
+    pyprof__profile_mem_samples_commit(p, used); /* keep the model whole */
     if (rc == PYPROF_ENOMEM)
-        rc = pyprof_input_error_line(in, err, PYPROF_ENOMEM, FMT, pyprof_input_line(in),
-                                     "out of memory");
+        rc = pyprof_input_error_line(in, err, PYPROF_ENOMEM, FMT, r.line, "out of memory");
     child_map_free(&r.children);
     return rc;
 }

@@ -8,6 +8,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/core/hash.c \
 	libpyprof/core/utf8.c \
 	libpyprof/core/numfmt.c \
+	libpyprof/core/numparse.h \
 	libpyprof/core/error.c \
 	libpyprof/core/version.c \
 	libpyprof/core/profile.c \
@@ -38,4 +39,5 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/scene.h \
 	libpyprof/render/scene.c \
 	libpyprof/render/scene_svg.c \
-	libpyprof/render/scene_png.c
+	libpyprof/render/scene_png.c \
+	libpyprof/render/png_encode.c

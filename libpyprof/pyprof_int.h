@@ -149,6 +149,13 @@ const char *pyprof__profile_name(const pyprof_profile *p);
  * edges up never pays for the index (a cache miss per edge on big files). */
 int pyprof__profile_edge_append(pyprof_profile *p, pyprof_id *out, pyprof_id caller,
                                 pyprof_id callee);
+/* Room for `n` more memory samples, written in place by a reader that has
+ * 10^6 of them (a call per sample cost as much as parsing its numbers);
+ * NULL when out of memory.  The slots count only once committed, which
+ * must happen before any other sample is added; the caller guarantees
+ * each slot's series exists. */
+pyprof_mem_sample *pyprof__profile_mem_samples_reserve(pyprof_profile *p, size_t n);
+void pyprof__profile_mem_samples_commit(pyprof_profile *p, size_t n);
 
 /* All edges as one array (edge id = index), borrowed until the edges change:
  * for passes over hundreds of thousands of edges, which would otherwise pay

@@ -19,12 +19,20 @@ tests_t_input_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
 
 EXTRA_DIST += tests/fixtures tests/golden
 
+# The exact decimal fast path against strtod (numparse.h is private).
+check_PROGRAMS += tests/t_numparse
+TESTS += tests/t_numparse
+tests_t_numparse_SOURCES = tests/t_numparse.c tests/tap.h
+tests_t_numparse_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_t_numparse_LDFLAGS = -static
+tests_t_numparse_LDADD = $(TEST_LIBS)
+
 check_PROGRAMS += tests/t_scene
 TESTS += tests/t_scene
 tests_t_scene_SOURCES = tests/t_scene.c tests/tap.h
-tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS)
+tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS) $(CAIRO_CFLAGS)
 tests_t_scene_LDFLAGS = -static
-tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS)
+tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS) $(CAIRO_LIBS)
 
 # Whole-build checks: headers stand alone; the installed library works
 # through pkg-config for a program outside the tree.

@@ -391,6 +391,77 @@ test_decimation(void)
     pyprof_profile_free(p);
 }
 
+/* A curve that is a view of the model's samples decimates to exactly the
+ * doubles a copy of them does (the copy is what a curve merged with FUNC
+ * points, or interleaved with CHLD samples, goes through), with and
+ * without the chunk summaries that let it skip whole chunks; values with
+ * many ties check that the first extremes are kept either way. */
+static void
+test_decimate_view(void)
+{
+    size_t n = 200000;
+    pyprof_mem_sample *sm = calloc(n, sizeof(*sm));
+    for (int ties = 0; ties < 2; ties++) {
+        for (size_t i = 0; i < n; i++) {
+            sm[i].t = 1795330000.0029 + i * 0.1001 + (i % 13 == 0 ? 0.05 : 0);
+            sm[i].mib = 42.131925 + 5 * sin(i / 777.0) + (i % 4999 == 0 ? 30 : 0);
+            if (ties)
+                sm[i].mib = floor(sm[i].mib / 3) + (i % 3 == 0); /* plateaus */
+        }
+        const double cols[] = {756, 99.5, 1, 3000, 40000};
+        for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+            pyprof__arena a = {0};
+            pyprof__mem_curve view = {0}, chunked, copy;
+            view.run = sm;
+            view.n = view.nraw = n;
+            view.start = sm[0].t;
+            chunked = copy = view;
+            int rc = pyprof__mem_materialize(&a, &copy);
+            bool scanned = pyprof__mem_scan_run(&a, sm, n, &chunked.bounds) &&
+                           chunked.bounds.chunk_lo && chunked.bounds.chunk_hi;
+            double x0 = -3, x1 = sm[n - 1].t - sm[0].t + 7;
+            rc |= pyprof__mem_decimate(&a, &view, x0, x1, cols[k]);
+            rc |= pyprof__mem_decimate(&a, &chunked, x0, x1, cols[k]);
+            rc |= pyprof__mem_decimate(&a, &copy, x0, x1, cols[k]);
+            bool same = rc == 0 && view.n == copy.n && !view.run && view.x && view.y &&
+                        memcmp(view.x, copy.x, view.n * sizeof(double)) == 0 &&
+                        memcmp(view.y, copy.y, view.n * sizeof(double)) == 0;
+            TAP_OK(same, "%g columns%s: a view decimates to the same %zu points as a copy", cols[k],
+                   ties ? " (ties)" : "", view.n);
+            same = scanned && chunked.n == copy.n && !chunked.run &&
+                   memcmp(chunked.x, copy.x, copy.n * sizeof(double)) == 0 &&
+                   memcmp(chunked.y, copy.y, copy.n * sizeof(double)) == 0;
+            TAP_OK(same, "...and so does a view with chunk summaries");
+            pyprof__arena_free(&a);
+        }
+    }
+    /* the scan finds the bounds and the first peak, and refuses disorder */
+    pyprof__arena a = {0};
+    pyprof__mem_bounds b;
+    TAP_OK(pyprof__mem_scan_run(&a, sm, n, &b) && b.known && b.x0 == 0 &&
+               b.x1 == sm[n - 1].t - sm[0].t && b.peak < n,
+           "scan: bounds of a sorted run");
+    size_t first_peak = 0;
+    for (size_t i = 1; i < n; i++)
+        if (sm[i].mib > sm[first_peak].mib)
+            first_peak = i;
+    TAP_IS_INT(b.peak, first_peak, "scan: the first highest point");
+    double keep = sm[n / 2].t;
+    sm[n / 2].t = sm[n / 2 - 1].t - 1;
+    TAP_OK(!pyprof__mem_scan_run(&a, sm, n, &b), "scan: a run out of time order is refused");
+    sm[n / 2].t = keep;
+    /* too few points to thin: the view is copied as it is */
+    pyprof__mem_curve small = {0};
+    small.run = sm;
+    small.n = small.nraw = 100;
+    small.start = 1;
+    TAP_OK(pyprof__mem_decimate(&a, &small, 0, 1e9, 756) == 0 && !small.run && small.n == 100 &&
+               small.x[99] == sm[99].t - 1 && small.y[99] == sm[99].mib,
+           "a short view is copied whole");
+    pyprof__arena_free(&a);
+    free(sm);
+}
+
 static void
 test_peak(void)
 {
@@ -490,6 +561,7 @@ main(void)
     test_peak();
     test_outputs();
     test_decimation();
+    test_decimate_view();
     test_oom();
     return tap_done();
 }

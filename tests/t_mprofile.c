@@ -389,7 +389,17 @@ test_numbers(void)
         snprintf(b, sizeof b, "%.4f", t);
         want[k++] = strtod(a, NULL);
         want[k++] = strtod(b, NULL);
-        len += (size_t)snprintf(buf + len, (4 << 20) - len, "MEM %s %s\n", a, b);
+        /* the reader's in-place path takes plain "MEM a b\n" lines; CRLF,
+         * extra spaces and other records between them take the general
+         * one, and 40000 lines cross many of its 64 KiB windows */
+        if (i % 17 == 3)
+            len += (size_t)snprintf(buf + len, (4 << 20) - len, "CMDLINE python x%d.py\n\n", i);
+        if (i % 5 == 1)
+            len += (size_t)snprintf(buf + len, (4 << 20) - len, "MEM %s %s\r\n", a, b);
+        else if (i % 13 == 2)
+            len += (size_t)snprintf(buf + len, (4 << 20) - len, "MEM  %s   %s \n", a, b);
+        else
+            len += (size_t)snprintf(buf + len, (4 << 20) - len, "MEM %s %s\n", a, b);
     }
     pyprof_input *in;
     pyprof_profile *p = NULL;
@@ -405,7 +415,23 @@ test_numbers(void)
             tap_diag("sample %zu: %.17g %.17g, want %.17g %.17g", i, s->mib, s->t, want[2 * i],
                      want[2 * i + 1]);
     }
-    TAP_OK(same, "40000 MEM lines: every number is exactly strtod's");
+    TAP_OK(same, "40000 MEM lines of mixed shapes: every number is exactly strtod's");
+    pyprof_profile_free(p);
+    pyprof_input_close(in);
+
+    /* a bad line far into the file is reported with its own line number */
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += buf[i] == '\n';
+    len += (size_t)snprintf(buf + len, (4 << 20) - len, "MEM 1.5 17OO\nMEM 1 2\n");
+    pyprof_error err = PYPROF_ERROR_INIT;
+    p = NULL;
+    pyprof_input_open_memory(&in, buf, len, "numbers.dat", NULL);
+    rc = pyprof_profile_read(&p, in, &o, &err);
+    TAP_OK(rc == PYPROF_EFORMAT && err.line == (int64_t)lines + 1 &&
+               strstr(err.message, "MEM line: a field is not a number"),
+           "a bad number on line %zu is reported there (%lld: %s)", lines + 1, (long long)err.line,
+           err.message);
     pyprof_profile_free(p);
     pyprof_input_close(in);
     free(buf);

@@ -2,10 +2,12 @@
  * t_scene.c - the scene and its two backends: the SVG is well-formed XML
  * (parsed back with libxml2) that escapes labels and carries groups, ids and
  * the script; the PNG has the right signature and size and the background
- * and a filled rectangle are where the scene put them.
+ * and a filled rectangle are where the scene put them, and our PNG encoder
+ * gives exactly the pixels cairo's own PNG writer gives.
  */
 #include "config.h"
 
+#include <cairo.h>
 #include <libxml/parser.h>
 
 #include "render/scene.h"
@@ -37,6 +39,97 @@ sample(void)
     pyprof__scene_text_style(s, false, -90);
     pyprof__scene_id(s, "ylabel");
     return s;
+}
+
+typedef struct png_buf {
+    const unsigned char *p;
+    size_t len, pos;
+} png_buf;
+
+static cairo_status_t
+png_read(void *closure, unsigned char *data, unsigned int n)
+{
+    png_buf *b = closure;
+    if (b->len - b->pos < n)
+        return CAIRO_STATUS_READ_ERROR;
+    memcpy(data, b->p + b->pos, n);
+    b->pos += n;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+static cairo_status_t
+png_collect(void *closure, const unsigned char *data, unsigned int n)
+{
+    pyprof_output_write(closure, data, n);
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* Decode a PNG with cairo (libpng) and compare its pixels with `want`'s. */
+static bool
+same_pixels(const unsigned char *png, size_t len, cairo_surface_t *want)
+{
+    png_buf b = {png, len, 0};
+    cairo_surface_t *got = cairo_image_surface_create_from_png_stream(png_read, &b);
+    bool same = cairo_surface_status(got) == CAIRO_STATUS_SUCCESS &&
+                cairo_image_surface_get_width(got) == cairo_image_surface_get_width(want) &&
+                cairo_image_surface_get_height(got) == cairo_image_surface_get_height(want);
+    /* an RGB PNG reads back as RGB24, whose unused byte cairo fills with 0xff,
+     * as in the opaque ARGB32 original */
+    for (int y = 0; same && y < cairo_image_surface_get_height(want); y++)
+        same = memcmp(cairo_image_surface_get_data(got) + y * cairo_image_surface_get_stride(got),
+                      cairo_image_surface_get_data(want) + y * cairo_image_surface_get_stride(want),
+                      (size_t)cairo_image_surface_get_width(want) * 4) == 0;
+    cairo_surface_destroy(got);
+    return same;
+}
+
+/* pyprof__png_encode_argb32 against cairo_surface_write_to_png_stream: both
+ * written, both read back, the same pixels; opaque images become RGB and
+ * translucent ones RGBA, as cairo does. */
+static void
+test_png_encoder(void)
+{
+    for (int translucent = 0; translucent < 2; translucent++) {
+        cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 97, 61);
+        cairo_t *cr = cairo_create(surf);
+        cairo_pattern_t *bg = cairo_pattern_create_linear(0, 0, 97, 61);
+        cairo_pattern_add_color_stop_rgba(bg, 0, 0.9, 0.2, 0.1, translucent ? 0.3 : 1);
+        cairo_pattern_add_color_stop_rgba(bg, 1, 0.1, 0.5, 0.9, 1);
+        cairo_set_source(cr, bg);
+        cairo_paint(cr);
+        cairo_pattern_destroy(bg);
+        cairo_set_source_rgba(cr, 0, 0, 0, translucent ? 0.5 : 1);
+        cairo_arc(cr, 40, 30, 20, 0, 6.3);
+        cairo_set_line_width(cr, 2.5);
+        cairo_stroke(cr);
+        if (translucent) { /* fully transparent pixels too */
+            cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR);
+            cairo_rectangle(cr, 0, 0, 10, 10);
+            cairo_fill(cr);
+        }
+        cairo_destroy(cr);
+        cairo_surface_flush(surf);
+
+        pyprof_output *ours, *theirs;
+        pyprof_error err = PYPROF_ERROR_INIT;
+        pyprof_output_open_memory(&ours, &err);
+        pyprof_output_open_memory(&theirs, &err);
+        TAP_IS_INT(pyprof__png_encode_argb32(cairo_image_surface_get_data(surf), 97, 61,
+                                             cairo_image_surface_get_stride(surf), ours, &err),
+                   0, translucent ? "translucent image encoded" : "opaque image encoded");
+        cairo_surface_write_to_png_stream(surf, png_collect, theirs);
+        size_t la, lb;
+        const unsigned char *a = pyprof_output_data(ours, &la),
+                            *b = pyprof_output_data(theirs, &lb);
+        TAP_OK(la > 33 && lb > 33 && memcmp(a, b, 33) == 0,
+               "same signature and IHDR as cairo's (colour type %d)", la > 25 ? a[25] : -1);
+        TAP_OK(la > 25 && a[25] == (translucent ? 6 : 2), "%s", translucent ? "RGBA" : "RGB");
+        TAP_OK(same_pixels(a, la, surf), "our PNG decodes to the drawn pixels");
+        TAP_OK(same_pixels(b, lb, surf), "...as cairo's own PNG does");
+        pyprof_output_abort(ours);
+        pyprof_output_abort(theirs);
+        cairo_surface_destroy(surf);
+    }
 }
 
 int
@@ -87,6 +180,7 @@ main(void)
     TAP_IS_INT(pyprof__scene_write_png(s, o, &err), PYPROF_ELIMIT, "oversized PNG refused");
     pyprof_output_abort(o);
     pyprof__scene_free(s);
+    test_png_encoder();
     xmlCleanupParser();
     return tap_done();
 }

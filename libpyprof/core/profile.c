@@ -787,6 +787,22 @@ pyprof_profile_mem_sample_add(pyprof_profile *p, pyprof_id series, double t, dou
     return 0;
 }
 
+pyprof_mem_sample *
+pyprof__profile_mem_samples_reserve(pyprof_profile *p, size_t n)
+{
+    size_t need;
+    if (pyprof__add_overflows(p->nmem_samples, n, &need) ||
+        PYPROF_GROW(p->mem_samples, p->mem_samples_cap, need) < 0)
+        return NULL;
+    return p->mem_samples + p->nmem_samples;
+}
+
+void
+pyprof__profile_mem_samples_commit(pyprof_profile *p, size_t n)
+{
+    p->nmem_samples += n;
+}
+
 size_t
 pyprof_profile_mem_sample_count(const pyprof_profile *p)
 {

@@ -32,22 +32,57 @@ cmp_pt(const void *a, const void *b)
 /* Points of `series`, plus its brackets' entry and exit points when
  * `with_funcs` (mprof merges those into the main curve), sorted by time,
  * as arrays x (epoch s) and y (MiB) in the layout's arena.  MEM lines are
- * time-ordered in practice, so a 10^6-sample curve is copied once and
- * never sorted; brackets (or a shuffled file) take a stable sort. */
+ * time-ordered in practice, so a 10^6-sample curve is never sorted, and
+ * when its samples are also one stretch of the model's array (one file, no
+ * CHLD lines in between) and no brackets join them, it is not even copied:
+ * *run points at the stretch.  Brackets (or a shuffled file) take a stable
+ * sort. */
 int
 pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series,
-                          bool with_funcs, double **xo, double **yo, size_t *n)
+                          bool with_funcs, double **xo, double **yo, const pyprof_mem_sample **run,
+                          pyprof__mem_bounds *bounds, size_t *n)
 {
     size_t ns = pyprof_profile_mem_sample_count(p), nb = pyprof_profile_mem_bracket_count(p);
     /* samples are one dense array (profile.h): index it directly rather
      * than through an accessor call per sample */
     const pyprof_mem_sample *sm = ns ? pyprof_profile_mem_sample(p, 0) : NULL;
-    size_t cnt = 0, nfunc = 0;
-    for (size_t i = 0; i < ns; i++)
-        cnt += sm[i].series == series;
+    size_t nfunc = 0;
     if (with_funcs)
         for (size_t i = 0; i < nb; i++)
             nfunc += 2 * (pyprof_profile_mem_bracket(p, i)->series == series);
+    if (run) {
+        *run = NULL;
+        bounds->known = false;
+    }
+    if (run && nfunc == 0 && ns > 0 && pyprof_profile_mem_series_count(p) == 1 &&
+        sm[0].series == series) {
+        /* one file, no CHLD lines: every sample is this series'.  Check
+         * the order and find the bounds in the same pass. */
+        if (pyprof__mem_scan_run(&l->arena, sm, ns, bounds)) {
+            *run = sm;
+            *xo = *yo = NULL;
+            *n = ns;
+            return 0;
+        }
+    }
+    size_t cnt = 0, first = 0, last = 0;
+    bool in_order = true;
+    for (size_t i = 0; i < ns; i++) {
+        if (sm[i].series != series)
+            continue;
+        if (cnt == 0)
+            first = i;
+        else
+            in_order = in_order && sm[last].t <= sm[i].t;
+        last = i;
+        cnt++;
+    }
+    if (run && cnt > 0 && nfunc == 0 && in_order && last - first + 1 == cnt) {
+        *run = sm + first;
+        *xo = *yo = NULL;
+        *n = cnt;
+        return 0;
+    }
     cnt += nfunc;
     size_t bytes;
     if (pyprof__mul_overflows(cnt ? cnt : 1, sizeof(double), &bytes))
@@ -93,6 +128,111 @@ pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof
     return 0;
 }
 
+bool
+pyprof__mem_scan_run(pyprof__arena *a, const pyprof_mem_sample *run, size_t n,
+                     pyprof__mem_bounds *out)
+{
+    const size_t ch = PYPROF__MEM_CHUNK;
+    size_t nch = (n + ch - 1) / ch, bytes = 0;
+    uint32_t *clo = NULL, *chi = NULL;
+    /* indices are stored in 32 bits; a bigger run simply goes without */
+    if (n <= UINT32_MAX && !pyprof__mul_overflows(nch ? nch : 1, sizeof(uint32_t), &bytes)) {
+        clo = pyprof__arena_alloc(a, bytes);
+        chi = clo ? pyprof__arena_alloc(a, bytes) : NULL;
+    }
+    bool in_order = true, nan = false;
+    double lo = run[0].mib, hi = lo;
+    size_t peak = 0;
+    for (size_t k = 0, c0 = 0; c0 < n; k++, c0 += ch) {
+        size_t c1 = n - c0 < ch ? n : c0 + ch, il = c0, ih = c0;
+        double yl = run[c0].mib, yh = yl;
+        nan = nan || yl != yl;
+        in_order = in_order && (c0 == 0 || run[c0 - 1].t <= run[c0].t);
+        /* written for conditional moves: on noisy data a branch per new
+         * extreme mispredicts often */
+        bool ordered = true, bad = false;
+        for (size_t i = c0 + 1; i < c1; i++) {
+            double y = run[i].mib;
+            ordered &= run[i - 1].t <= run[i].t;
+            bad |= y != y;
+            bool below = y<yl, above = y> yh;
+            il = below ? i : il;
+            yl = below ? y : yl;
+            ih = above ? i : ih;
+            yh = above ? y : yh;
+        }
+        in_order = in_order && ordered;
+        nan = nan || bad;
+        if (clo && chi) {
+            clo[k] = (uint32_t)il;
+            chi[k] = (uint32_t)ih;
+        }
+        lo = yl < lo ? yl : lo;
+        if (yh > hi) { /* chunks in order: the first highest point overall */
+            hi = yh;
+            peak = ih;
+        }
+    }
+    if (!in_order)
+        return false;
+    /* sorted: x runs from 0 to the last time */
+    *out = (pyprof__mem_bounds){
+        true, run[0].t - run[0].t, run[n - 1].t - run[0].t, lo, hi, peak, NULL, NULL};
+    if (clo && chi && !nan) { /* NaN compares false both ways: no shortcuts */
+        out->chunk_lo = clo;
+        out->chunk_hi = chi;
+    }
+    return true;
+}
+
+/* One pass over 10^6 points with the bounds in locals: through a struct
+ * pointer they would be stored and reloaded per point, as the compiler
+ * cannot tell them from the points. */
+size_t
+pyprof__mem_extent(const pyprof__mem_curve *c, double *x0, double *x1, double *y0, double *y1)
+{
+    if (c->bounds.known) {
+        *x0 = c->bounds.x0;
+        *x1 = c->bounds.x1;
+        *y0 = c->bounds.y0;
+        *y1 = c->bounds.y1;
+        return c->bounds.peak;
+    }
+    size_t n = c->n, peak = 0;
+    double lx = pyprof__mem_cx(c, 0), hx = lx, ly = pyprof__mem_cy(c, 0), hy = ly;
+    if (c->run) {
+        const pyprof_mem_sample *r = c->run;
+        double start = c->start;
+        for (size_t i = 1; i < n; i++) {
+            double x = r[i].t - start, y = r[i].mib;
+            lx = x < lx ? x : lx;
+            hx = x > hx ? x : hx;
+            ly = y < ly ? y : ly;
+            if (y > hy) {
+                hy = y;
+                peak = i;
+            }
+        }
+    } else {
+        const double *xs = c->x, *ys = c->y;
+        for (size_t i = 1; i < n; i++) {
+            double x = xs[i], y = ys[i];
+            lx = x < lx ? x : lx;
+            hx = x > hx ? x : hx;
+            ly = y < ly ? y : ly;
+            if (y > hy) {
+                hy = y;
+                peak = i;
+            }
+        }
+    }
+    *x0 = lx;
+    *x1 = hx;
+    *y0 = ly;
+    *y1 = hy;
+    return peak;
+}
+
 /* np.polyfit(x, y, 1), centred for accuracy with epoch-sized values. */
 void
 pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *slope, double *icept)
@@ -115,20 +255,49 @@ pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *slope, 
 
 /* Make a curve of points (x in epoch s, made relative to `start` here),
  * with its trend if asked. */
-void
-pyprof__mem_set_points(pyprof__mem_curve *c, double *x, double *y, size_t n, double start,
-                       bool trend)
+int
+pyprof__mem_set_points(pyprof__mem_layout *l, pyprof__mem_curve *c, double *x, double *y,
+                       const pyprof_mem_sample *run, size_t n, double start, bool trend)
 {
-    for (size_t i = 0; i < n; i++)
-        x[i] -= start;
-    c->x = x;
-    c->y = y;
+    if (!run)
+        for (size_t i = 0; i < n; i++)
+            x[i] -= start;
+    c->x = run ? NULL : x;
+    c->y = run ? NULL : y;
+    c->run = run;
     c->n = c->nraw = n;
     c->start = start;
     if (trend && n > 0) {
+        int rc = pyprof__mem_materialize(&l->arena, c);
+        if (rc < 0)
+            return rc;
         c->trend = true;
         pyprof__mem_fit_line(c->x, c->y, n, &c->slope, &c->intercept);
     }
+    return 0;
+}
+
+/* The same subtraction as pyprof__mem_set_points' on a copy, so a view
+ * and a copy of the same samples give the same doubles. */
+int
+pyprof__mem_materialize(pyprof__arena *a, pyprof__mem_curve *c)
+{
+    if (!c->run)
+        return 0;
+    size_t bytes;
+    if (pyprof__mul_overflows(c->n ? c->n : 1, sizeof(double), &bytes))
+        return PYPROF_ENOMEM;
+    double *x = pyprof__arena_alloc(a, bytes), *y = pyprof__arena_alloc(a, bytes);
+    if (!x || !y)
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) {
+        x[i] = c->run[i].t - c->start;
+        y[i] = c->run[i].mib;
+    }
+    c->x = x;
+    c->y = y;
+    c->run = NULL;
+    return 0;
 }
 
 /* main + children: each child holds its latest sample from its first to
@@ -239,42 +408,125 @@ pyprof__mem_clip(pyprof__arena *a, pyprof__mem_curve *c, double x0, double x1)
     c->x = nx;
     c->y = ny;
     c->n = k;
+    c->bounds.known = false;
     c->nraw = inside;
     return 0;
 }
 
-/* Min/max per pixel column: first, lowest, highest, last point of each
- * column, in time order.  In place; x must be non-decreasing. */
-void
-pyprof__mem_decimate(pyprof__mem_curve *c, double xmin, double xmax, double columns)
+/* Min/max per pixel column of the points [0, n) of `c` into (ox, oy), at
+ * most `cap` points; returns how many, or SIZE_MAX if `cap` was too small.
+ * ox/oy may be c's own arrays (with `cap` SIZE_MAX): output never
+ * overtakes input. */
+static size_t
+decimate_into(const pyprof__mem_curve *c, double *ox, double *oy, size_t cap, double xmin,
+              double scale)
 {
-    if (c->n <= 2 * (size_t)columns || !(xmax > xmin))
-        return;
-    double scale = columns / (xmax - xmin);
-    size_t k = 0, i = 0;
+    /* locals, not c->...: the stores to ox/oy could alias them */
+    const pyprof_mem_sample *run = c->run;
+    const double *xs = c->x, *ys = c->y;
+    double start = c->start;
+    size_t n = c->n, k = 0, i = 0;
+    /* chunk summaries describe the view as it is */
+    const uint32_t *clo = run ? c->bounds.chunk_lo : NULL, *chi = run ? c->bounds.chunk_hi : NULL;
+    const size_t ch = PYPROF__MEM_CHUNK;
+#define X(i)   (run ? run[i].t - start : xs[i])
+#define Y(i)   (run ? run[i].mib : ys[i])
+#define COL(i) ((long)((X(i) - xmin) * scale))
     /* x >= xmin here (the view holds the data, or the curve was clipped),
      * so truncation is floor */
-    while (i < c->n) {
-        long col = (long)((c->x[i] - xmin) * scale);
-        size_t j = i, lo = i, hi = i;
-        while (j < c->n && (long)((c->x[j] - xmin) * scale) == col) {
-            if (c->y[j] < c->y[lo])
+    while (i < n) {
+        long col = COL(i);
+        size_t j = i + 1, lo = i, hi = i;
+        double ylo = Y(i), yhi = ylo;
+        for (;;) {
+            /* A whole chunk in this column: its first lowest and highest
+             * points stand for it.  COL never decreases (x is sorted, and
+             * each step of it is monotonic), so a chunk whose last point
+             * is in the column lies in it entirely; merging the chunks in
+             * order with strict comparisons keeps the first extremes, as
+             * the point-by-point loop below does. */
+            if (clo && j % ch == 0 && j < n) {
+                size_t e = n - j < ch ? n - 1 : j + ch - 1, q = j / ch;
+                if (COL(e) == col) {
+                    if (Y(clo[q]) < ylo) {
+                        lo = clo[q];
+                        ylo = Y(lo);
+                    }
+                    if (Y(chi[q]) > yhi) {
+                        hi = chi[q];
+                        yhi = Y(hi);
+                    }
+                    j = e + 1;
+                    continue;
+                }
+            }
+            if (j >= n || COL(j) != col)
+                break;
+            double y = Y(j);
+            if (y < ylo) {
                 lo = j;
-            if (c->y[j] > c->y[hi])
+                ylo = y;
+            }
+            if (y > yhi) {
                 hi = j;
+                yhi = y;
+            }
             j++;
         }
         size_t idx[4] = {i, lo < hi ? lo : hi, lo < hi ? hi : lo, j - 1};
+        if (cap - k < 4)
+            return SIZE_MAX;
         for (int q = 0; q < 4; q++) {
             if (q > 0 && idx[q] == idx[q - 1])
                 continue;
-            c->x[k] = c->x[idx[q]];
-            c->y[k] = c->y[idx[q]];
+            ox[k] = X(idx[q]);
+            oy[k] = Y(idx[q]);
             k++;
         }
         i = j;
     }
-    c->n = k;
+#undef X
+#undef Y
+#undef COL
+    return k;
+}
+
+/* First, lowest, highest and last point of each pixel column, in time
+ * order.  x must be non-decreasing.  A view is read in place and only the
+ * thinned points are stored. */
+int
+pyprof__mem_decimate(pyprof__arena *a, pyprof__mem_curve *c, double xmin, double xmax,
+                     double columns)
+{
+    if (c->n <= 2 * (size_t)columns || !(xmax > xmin))
+        return pyprof__mem_materialize(a, c);
+    double scale = columns / (xmax - xmin);
+    if (c->run) {
+        /* every x lies in [xmin, xmax] (a view is never clipped), so the
+         * columns are 0 ... columns: at most 4 points each */
+        size_t cap = 4 * ((size_t)columns + 2), bytes;
+        if (pyprof__mul_overflows(cap, sizeof(double), &bytes))
+            return PYPROF_ENOMEM;
+        double *x = pyprof__arena_alloc(a, bytes), *y = pyprof__arena_alloc(a, bytes);
+        if (!x || !y)
+            return PYPROF_ENOMEM;
+        size_t k = decimate_into(c, x, y, cap, xmin, scale);
+        if (k != SIZE_MAX) {
+            c->x = x;
+            c->y = y;
+            c->run = NULL;
+            c->n = k;
+            c->bounds.known = false;
+            return 0;
+        }
+        /* not reached while the view holds the data; stay correct anyway */
+        int rc = pyprof__mem_materialize(a, c);
+        if (rc < 0)
+            return rc;
+    }
+    c->n = decimate_into(c, c->x, c->y, SIZE_MAX, xmin, scale);
+    c->bounds.known = false;
+    return 0;
 }
 
 /* The FUNC brackets of the main series `ms`, in mprof's order: functions by

@@ -165,15 +165,24 @@ new_curve(pyprof__mem_layout *l, size_t *cap)
     return c;
 }
 
-static void
+/* Widen the data limits by a curve's points (adding its corners gives the
+ * same limits as adding every point); returns the index of its first
+ * highest point. */
+static size_t
 add_curve_limits(limits *d, const pyprof__mem_curve *c)
 {
-    for (size_t i = 0; i < c->n; i++)
-        lim_add(d, c->x[i], c->y[i]);
+    size_t peak = 0;
+    if (c->n > 0) {
+        double x0, x1, y0, y1;
+        peak = pyprof__mem_extent(c, &x0, &x1, &y0, &y1);
+        lim_add(d, x0, y0);
+        lim_add(d, x1, y1);
+    }
     if (c->trend && c->n > 0) {
         lim_add(d, c->x[0], c->slope * c->x[0] + c->intercept);
         lim_add(d, c->x[c->n - 1], c->slope * c->x[c->n - 1] + c->intercept);
     }
+    return peak;
 }
 
 /* ---- the layout ------------------------------------------------------------------- */
@@ -269,18 +278,22 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
         if (ms->child != -1)
             continue;
         double *vx, *vy;
+        const pyprof_mem_sample *run;
+        pyprof__mem_bounds bounds;
         size_t n;
-        if ((rc = pyprof__mem_series_points(l, p, s, true, &vx, &vy, &n)) < 0)
+        if ((rc = pyprof__mem_series_points(l, p, s, true, &vx, &vy, &run, &bounds, &n)) < 0)
             goto out;
         if (n == 0)
             continue;
-        double start = vx[0];
+        double start = run ? run[0].t : vx[0];
         pyprof__mem_curve *c = new_curve(l, &curves_cap);
         if (!c) {
             rc = PYPROF_ENOMEM;
             goto out;
         }
-        pyprof__mem_set_points(c, vx, vy, n, start, o->slope);
+        if ((rc = pyprof__mem_set_points(l, c, vx, vy, run, n, start, o->slope)) < 0)
+            goto out;
+        c->bounds = bounds;
         c->kind = PYPROF__MEM_CURVE_MAIN;
         c->series = s;
         c->color = LINE_COLORS[file_index % NLINE_COLORS];
@@ -293,7 +306,7 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             goto out;
         }
         size_t main_idx = l->ncurves - 1;
-        add_curve_limits(&d, c);
+        size_t main_peak = add_curve_limits(&d, c);
         /* mprof reads ylim right after the main line of each file */
         yview(&d, &bottom, &top);
         bottom += 0.001;
@@ -301,12 +314,8 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
         if (single) {
             /* peak of the merged curve: the first maximum */
             const pyprof__mem_curve *mc = &l->curves[main_idx];
-            size_t im = 0;
-            for (size_t i = 1; i < mc->n; i++)
-                if (mc->y[i] > mc->y[im])
-                    im = i;
-            l->peak_x = mc->x[im];
-            l->peak_y = mc->y[im];
+            l->peak_x = pyprof__mem_cx(mc, main_peak);
+            l->peak_y = pyprof__mem_cy(mc, main_peak);
         }
 
         /* children of this file */
@@ -319,7 +328,7 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
                 continue;
             double *cx, *cy;
             size_t cn;
-            if ((rc = pyprof__mem_series_points(l, p, cs, false, &cx, &cy, &cn)) < 0)
+            if ((rc = pyprof__mem_series_points(l, p, cs, false, &cx, &cy, NULL, NULL, &cn)) < 0)
                 goto out;
             if (cn == 0)
                 continue;
@@ -328,7 +337,8 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
                 rc = PYPROF_ENOMEM;
                 goto out;
             }
-            pyprof__mem_set_points(cc, cx, cy, cn, start, o->slope);
+            if ((rc = pyprof__mem_set_points(l, cc, cx, cy, NULL, cn, start, o->slope)) < 0)
+                goto out;
             cc->kind = PYPROF__MEM_CURVE_CHILD;
             cc->series = cs;
             cc->color = LINE_COLORS[(nkids + 1) % NLINE_COLORS];
@@ -340,13 +350,9 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
                 rc = PYPROF_ENOMEM;
                 goto out;
             }
-            add_curve_limits(&d, cc);
             /* mprof: cmpoint starts at (0, 0) and takes a child's maximum
              * only when it is larger */
-            size_t im = 0;
-            for (size_t i = 1; i < cc->n; i++)
-                if (cc->y[i] > cc->y[im])
-                    im = i;
+            size_t im = add_curve_limits(&d, cc);
             if (cc->y[im] > cpy) {
                 cpx = cc->x[im];
                 cpy = cc->y[im];
@@ -363,6 +369,8 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
             }
             for (size_t i = 0; i < k; i++) /* after new_curve: the array may have moved */
                 kids[i] = &l->curves[main_idx + 1 + i];
+            if ((rc = pyprof__mem_materialize(&l->arena, &l->curves[main_idx])) < 0)
+                goto out;
             if ((rc = pyprof__mem_sum_curve(l, sc, &l->curves[main_idx], kids, k)) < 0)
                 goto out;
             sc->kind = PYPROF__MEM_CURVE_SUM;
@@ -518,9 +526,11 @@ build(pyprof__mem_layout *l, const pyprof_profile *p, const pyprof_mem_plot_opti
     /* clip to a window, then thin what is left to the pixels it covers */
     for (size_t i = 0; i < l->ncurves; i++) {
         pyprof__mem_curve *c = &l->curves[i];
-        if (o->window && (rc = pyprof__mem_clip(&l->arena, c, l->xmin, l->xmax)) < 0)
+        if (o->window && ((rc = pyprof__mem_materialize(&l->arena, c)) < 0 ||
+                          (rc = pyprof__mem_clip(&l->arena, c, l->xmin, l->xmax)) < 0))
             goto out;
-        pyprof__mem_decimate(c, l->xmin, l->xmax, l->ax_w);
+        if ((rc = pyprof__mem_decimate(&l->arena, c, l->xmin, l->xmax, l->ax_w)) < 0)
+            goto out;
         /* '+' markers only while they stay apart (mprof draws them all,
          * which turns a long run into a black band) */
         if (c->markers && c->nraw > (size_t)(l->ax_w / 4))

@@ -28,14 +28,35 @@ typedef enum pyprof__mem_curve_kind {
     PYPROF__MEM_CURVE_SUM    /* --include-children: main + children */
 } pyprof__mem_curve_kind;
 
+/* A curve's bounds, when a pass that had to read every point anyway found
+ * them (x relative to the curve's start, as its points). */
+typedef struct pyprof__mem_bounds {
+    bool known;
+    double x0, x1, y0, y1;
+    size_t peak; /* index of the first highest point */
+    /* For a view, optionally: the first lowest and first highest point of
+     * each chunk of PYPROF__MEM_CHUNK points, so that decimation can take
+     * a chunk that lies within one pixel column whole (NULL: none). */
+    const uint32_t *chunk_lo, *chunk_hi;
+} pyprof__mem_bounds;
+
+#define PYPROF__MEM_CHUNK 64
+
 typedef struct pyprof__mem_curve {
     pyprof__mem_curve_kind kind;
     pyprof_id series; /* model series (the main one for SUM) */
     size_t nraw;      /* points in the view before decimation */
     size_t n;         /* points drawn */
-    double *x, *y;    /* data space, n each */
-    bool markers;     /* '+' at each point (only when they stay apart) */
-    bool cut[2];      /* first / last point is where a window cut the line, not data */
+    double *x, *y;    /* data space, n each; NULL while `run` stands for them */
+    /* Or the points as a view of the model: x = run[i].t - start, y =
+     * run[i].mib.  A 10^6-sample series that is one sorted stretch of the
+     * sample array is not copied (16 MB to fault in) only to be thinned to a
+     * few thousand points; build() decimates or copies every view before it
+     * returns, so x and y are always set in a finished layout. */
+    const pyprof_mem_sample *run;
+    pyprof__mem_bounds bounds; /* of the points as they are now */
+    bool markers;              /* '+' at each point (only when they stay apart) */
+    bool cut[2];               /* first / last point is where a window cut the line, not data */
     pyprof__rgba color;
     const char *label;
     bool trend;              /* --slope */
@@ -106,16 +127,45 @@ void pyprof__mem_tick_labels(const double *ticks, size_t n, char (*labels)[32]);
 
 /* ---- curves (mem_curve.c) ---- */
 
+/* Point i of a curve, whichever way it is held (see `run`). */
+static inline double
+pyprof__mem_cx(const pyprof__mem_curve *c, size_t i)
+{
+    return c->run ? c->run[i].t - c->start : c->x[i];
+}
+static inline double
+pyprof__mem_cy(const pyprof__mem_curve *c, size_t i)
+{
+    return c->run ? c->run[i].mib : c->y[i];
+}
+
 /* Points of `series` (plus its FUNC entry/exit points when `with_funcs`,
  * as mprof merges them) sorted by time: x in epoch s, y in MiB, arrays in
- * the layout's arena. */
+ * the layout's arena.  When `run` is not NULL and the points are already
+ * one time-ordered stretch of the model's sample array, that stretch is
+ * returned in *run instead (x and y NULL, nothing copied), and *bounds
+ * may be filled in on the way. */
 int pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof_id series,
-                              bool with_funcs, double **x, double **y, size_t *n);
+                              bool with_funcs, double **x, double **y,
+                              const pyprof_mem_sample **run, pyprof__mem_bounds *bounds, size_t *n);
+/* Bounds of the curve's points (n > 0), returning the index of the first
+ * highest one. */
+size_t pyprof__mem_extent(const pyprof__mem_curve *c, double *x0, double *x1, double *y0,
+                          double *y1);
 /* Least squares line through the points, as np.polyfit(x, y, 1). */
 void pyprof__mem_fit_line(const double *x, const double *y, size_t n, double *slope, double *icept);
-/* Make `c` of the points (x made relative to `start`), with a trend if asked. */
-void pyprof__mem_set_points(pyprof__mem_curve *c, double *x, double *y, size_t n, double start,
-                            bool trend);
+/* Make `c` of the points (x made relative to `start`), with a trend if asked.
+ * With `run` set, x and y are ignored and the curve is a view of it. */
+int pyprof__mem_set_points(pyprof__mem_layout *l, pyprof__mem_curve *c, double *x, double *y,
+                           const pyprof_mem_sample *run, size_t n, double start, bool trend);
+/* Check that run[0, n) is in time order and find its bounds (x relative to
+ * run[0].t) and chunk summaries (in `a`), in one pass; false if out of
+ * order.  Without chunk summaries (no memory, or a NaN among the values)
+ * the bounds are still set. */
+bool pyprof__mem_scan_run(pyprof__arena *a, const pyprof_mem_sample *run, size_t n,
+                          pyprof__mem_bounds *out);
+/* Copy a view's points into arrays of the layout's arena (no-op otherwise). */
+int pyprof__mem_materialize(pyprof__arena *a, pyprof__mem_curve *c);
 /* main + children at the main curve's times (--include-children). */
 int pyprof__mem_sum_curve(pyprof__mem_layout *l, pyprof__mem_curve *sum,
                           const pyprof__mem_curve *main, const pyprof__mem_curve *const *kids,
@@ -126,8 +176,10 @@ const char *pyprof__mem_short_label(const pyprof_profile *p, const pyprof_id *na
                                     size_t which);
 /* Cut `c` to x in [x0, x1] (new arrays in `a`), setting c->cut. */
 int pyprof__mem_clip(pyprof__arena *a, pyprof__mem_curve *c, double x0, double x1);
-/* First, lowest, highest and last point per pixel column, in place. */
-void pyprof__mem_decimate(pyprof__mem_curve *c, double xmin, double xmax, double columns);
+/* First, lowest, highest and last point per pixel column: in place, or
+ * from a view into new arrays of `a`; a view too small to thin is copied. */
+int pyprof__mem_decimate(pyprof__arena *a, pyprof__mem_curve *c, double xmin, double xmax,
+                         double columns);
 /* The brackets of main series `ms` in mprof's order (functions by first
  * appearance, then executions in file order): `order` holds bracket
  * indices, `names` the distinct function names; both malloc'd. */

@@ -327,6 +327,14 @@ pyprof__scene_dash(pyprof__scene *s, double on, double off)
 }
 
 void
+pyprof__scene_coarse(pyprof__scene *s)
+{
+    pyprof__item *it = last(s);
+    if (it && (it->kind == PYPROF__ITEM_POLYLINE || it->kind == PYPROF__ITEM_POLYGON))
+        it->coarse = true;
+}
+
+void
 pyprof__scene_text_style(pyprof__scene *s, bool bold, double rotate_degrees)
 {
     pyprof__item *it = last(s);

@@ -49,6 +49,7 @@ typedef struct pyprof__item {
     pyprof__rgba stroke;   /* rect outline, line, polyline */
     double stroke_width;   /* 0 = 1 px */
     bool dashed;           /* line, polyline */
+    bool coarse;           /* polyline, polygon: raster backends may antialias coarsely */
     double dash[2];        /* dashed: on and off lengths in px; 0,0 = the default 4,3 */
     double rx;             /* rect corner radius */
     const char *text;      /* text: the label; group: tooltip (<title>), may be NULL */
@@ -110,6 +111,10 @@ int pyprof__scene_attr(pyprof__scene *s, const char *name, const char *value);
 /* Dash lengths (px) of the most recent line or polyline, which becomes
  * dashed: plots that imitate a library's look need its dash pattern. */
 void pyprof__scene_dash(pyprof__scene *s, double on, double off);
+/* Mark the most recent polyline or polygon as one whose edges need no
+ * fine antialiasing (a dense band of sub-pixel spikes): PNG then uses
+ * cairo's fast 4x4-sample rasteriser for it; SVG is unaffected. */
+void pyprof__scene_coarse(pyprof__scene *s);
 /* Text style of the most recent text item. */
 void pyprof__scene_text_style(pyprof__scene *s, bool bold, double rotate_degrees);
 
@@ -131,5 +136,10 @@ size_t pyprof__scene_root_attrs(const pyprof__scene *s, const char *const **attr
 /* Backends.  Errors are reported against the output's name. */
 int pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *err);
 int pyprof__scene_write_png(const pyprof__scene *s, pyprof_output *o, pyprof_error *err);
+/* Encode a w x h cairo ARGB32 image (native-endian premultiplied pixels,
+ * rows `stride` bytes apart) as PNG into `o`: the pixels cairo's own writer
+ * would produce, compressed faster (png_encode.c). */
+int pyprof__png_encode_argb32(const unsigned char *data, int w, int h, int stride, pyprof_output *o,
+                              pyprof_error *err);
 
 #endif

@@ -1,0 +1,238 @@
+/*
+ * t_numparse.c - the exact decimal fast path (core/numparse.h) against
+ * strtod: every number it takes must come out as the very double strtod
+ * makes of the same characters, ending where strtod ends; what it declines
+ * must be only what it promises to decline (the caller then uses strtod).
+ * Edge cases first, then millions of random strings shaped like mprof's
+ * numbers and like anything else.
+ */
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/numparse.h"
+#include "pyprof_int.h"
+#include "tap.h"
+
+/* 1 = taken and exact; 0 = declined; -1 = taken but wrong (reported). */
+static int
+check(const char *s)
+{
+    size_t len = strlen(s);
+    const char *stop = NULL;
+    double got;
+    if (!pyprof__parse_decimal(s, s + len, &stop, &got))
+        return 0;
+    char *end;
+    double want = pyprof__strtod_c(s, &end);
+    static int shown;
+    if (memcmp(&got, &want, sizeof got) != 0 || end != stop) {
+        if (shown++ < 10)
+            tap_diag("'%s': got %.17g ending at %td, strtod %.17g ending at %td", s, got, stop - s,
+                     want, end - s);
+        return -1;
+    }
+    return 1;
+}
+
+/* Significant-digit count as the parser counts it: all digits, leading
+ * zeros included. */
+static int
+ndigits(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s >= '0' && *s <= '9';
+    return n;
+}
+
+static void
+test_edges(void)
+{
+    static const char *const taken[] = {
+        "0",
+        "-0",
+        "0.0",
+        "-0.0",
+        "1",
+        "9",
+        "1.",
+        ".5",
+        "-.5",
+        "5.",
+        "42.131925",
+        "1795330000.0029",
+        "-1795330000.0029",
+        "0.000000",
+        "123456789012345",
+        "999999999999999",
+        "0.99999999999999",
+        "0.00000000000001",
+        "-999999999999.999",
+        "9007199254740.99",
+        "0.1",
+        "0.2",
+        "0.3",
+        "2.5",
+        "0.000001",
+        "100000000000000",
+        "1 2",
+        "7\n",
+        "3.25 trailing",
+        "1,5",
+        "00000000000001",
+        "450359962737.049",
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+        int r = check(taken[i]);
+        if (r != 1) {
+            bad++;
+            tap_diag("'%s' not taken exactly (%d)", taken[i], r);
+        }
+    }
+    TAP_OK(bad == 0, "plain decimals up to 15 digits are taken, exactly as strtod");
+
+    static const char *const declined[] = {
+        "",
+        "-",
+        ".",
+        "-.",
+        "+1",
+        " 1",
+        "1e5",
+        "1E5",
+        "1.5e-3",
+        "1.2.3",
+        "1234567890123456",
+        "0.1000000000000000055511151231257827",
+        "0000000000000001",
+        "inf",
+        "-inf",
+        "nan",
+        "NaN",
+        "0x10",
+        "0X1p3",
+        "-0x1",
+        "0.999999999999999",
+        "1.7976931348623157e308",
+        "4.9e-324",
+        "--1",
+        "a1",
+    };
+    bad = 0;
+    for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
+        int r = check(declined[i]);
+        if (r != 0) {
+            bad++;
+            tap_diag("'%s' should be declined (%d)", declined[i], r);
+        }
+    }
+    TAP_OK(bad == 0, "exponents, signs, long mantissas, hex, inf, nan are declined");
+
+    const char *stop;
+    double v;
+    const char *s = "12.5 7";
+    TAP_OK(pyprof__parse_decimal(s, s + 2, &stop, &v) && v == 12 && stop == s + 2,
+           "the end bound is respected (\"12\" of \"12.5\")");
+    TAP_OK(pyprof__parse_decimal(s + 5, s + 6, &stop, &v) && v == 7 && stop == s + 6,
+           "a number ending at the bound");
+}
+
+/* A random decimal of `digits` digits, `frac` of them after the point. */
+static void
+random_decimal(char *buf, int digits, int frac, bool neg)
+{
+    char *p = buf;
+    if (neg)
+        *p++ = '-';
+    for (int i = 0; i < digits; i++) {
+        if (i == digits - frac)
+            *p++ = '.';
+        *p++ = (char)('0' + rand() % 10);
+    }
+    if (frac == digits && digits > 0 && rand() % 2) { /* ".5" or "0.5" */
+        memmove(buf + neg + 1, buf + neg, (size_t)(p - buf - neg));
+        buf[neg] = '0';
+        p++;
+    }
+    *p = '\0';
+}
+
+static void
+test_random(void)
+{
+    srand(20261125);
+    char buf[64];
+    long taken = 0, wrong = 0, missed = 0;
+    for (long i = 0; i < 2000000; i++) {
+        int digits = 1 + rand() % 18, frac = rand() % (digits + 1);
+        random_decimal(buf, digits, frac, rand() % 4 == 0);
+        int r = check(buf);
+        taken += r == 1;
+        wrong += r < 0;
+        /* everything of plain shape within 15 digits must be taken */
+        if (r == 0 && ndigits(buf) <= 15)
+            missed++;
+    }
+    TAP_OK(wrong == 0, "2,000,000 random decimals: none taken wrongly (%ld taken)", taken);
+    TAP_OK(missed == 0, "...and none of <= 15 digits declined (%ld)", missed);
+
+    /* what mprof writes: %.6f MiB and %.4f epoch seconds, over wide ranges */
+    wrong = 0;
+    taken = 0;
+    for (long i = 0; i < 1000000; i++) {
+        double mib = ldexp((double)rand() / RAND_MAX, rand() % 40 - 20);
+        double t = 1e9 + (double)rand() / RAND_MAX * 1e9;
+        pyprof__snprintf_c(buf, sizeof buf, "%.6f", mib);
+        int r = check(buf);
+        pyprof__snprintf_c(buf, sizeof buf, "%.4f", t);
+        int q = check(buf);
+        wrong += (r < 0) + (q < 0);
+        taken += (r > 0) + (q > 0);
+    }
+    TAP_OK(wrong == 0 && taken == 2000000, "mprof's %%.6f / %%.4f numbers: all taken, all exact");
+
+    /* and %.17g / %.15g / %g of random doubles: exponents declined, the rest exact */
+    wrong = 0;
+    for (long i = 0; i < 1000000; i++) {
+        double x = ldexp((double)rand() / RAND_MAX, rand() % 200 - 100) * (rand() % 2 ? 1 : -1);
+        switch (i % 4) {
+        case 0:
+            pyprof__snprintf_c(buf, sizeof buf, "%.17g", x);
+            break;
+        case 1:
+            pyprof__snprintf_c(buf, sizeof buf, "%.15g", x);
+            break;
+        case 2:
+            pyprof__snprintf_c(buf, sizeof buf, "%g", x);
+            break;
+        default:
+            pyprof__snprintf_c(buf, sizeof buf, "%.3f", x);
+        }
+        wrong += check(buf) < 0;
+    }
+    TAP_OK(wrong == 0, "1,000,000 printed doubles: nothing taken wrongly");
+
+    /* random bytes from the number alphabet: never wrong, never past the bound */
+    wrong = 0;
+    static const char alpha[] = "0123456789.-+eE x";
+    for (long i = 0; i < 1000000; i++) {
+        int n = rand() % 20;
+        for (int k = 0; k < n; k++)
+            buf[k] = alpha[rand() % (sizeof alpha - 1)];
+        buf[n] = '\0';
+        wrong += check(buf) < 0;
+    }
+    TAP_OK(wrong == 0, "1,000,000 random strings of number characters: nothing taken wrongly");
+}
+
+int
+main(void)
+{
+    test_edges();
+    test_random();
+    return tap_done();
+}
