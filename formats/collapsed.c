@@ -497,7 +497,7 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
                pyprof_error *err)
 {
     (void)opts;
-    reader r = {.p = p, .in = in, .err = err, .root_first = PYPROF_NONE};
+    reader r = {.p = p, .in = in, .err = err};
     pyprof_input *u16 = NULL;
     char *u16buf = NULL;
     const unsigned char *h;

@@ -46,11 +46,14 @@ typedef struct pyprof__collapsed_reader {
     enum dialect dialect;
     uint32_t shape; /* field-carrying frame shape of this file, 0 until one is seen */
 
-    /* previous stack: text, frame ends and nodes (the prefix cache) */
+    /* previous stack: text, frame ends, nodes and path hashes (the prefix cache) */
     char *prev;
     size_t prev_len, prev_cap;
     uint32_t *fend;
     pyprof_id *fnode;
+    uint64_t *fhash;      /* the new frames' text hashes, while a stack is added */
+    uint64_t *fpath;      /* path hash of each frame of the previous stack */
+    pyprof_id *ffunc;     /* function of each new frame, while a stack is added */
     size_t nframes, frames_cap;
 
     /* frame text string id -> function id */
@@ -65,20 +68,10 @@ typedef struct pyprof__collapsed_reader {
     } * fc;
     size_t fc_mask, fc_used;
 
-    /* children of each node, to find them without the profile's index (see
-     * find_child): sibling lists, and a hash for nodes with many children */
-    struct kid {
-        uint32_t first; /* first child */
-        uint32_t next;  /* next sibling */
-        uint32_t func;  /* this node's function */
-        uint32_t n;     /* number of children */
-    } * kid;            /* per node: one cache line holds a lookup's data */
-    size_t kids_cap;
-    uint32_t root_first;
-    uint32_t root_n;
-    uint64_t *wide_keys; /* parent << 32 | func */
-    uint32_t *wide_vals; /* node + 1; 0 = an empty slot */
-    size_t wide_mask, wide_used;
+    /* every node by the hash of its path (see collapsed_stack.c): slots
+     * are (low 32 bits of the hash) << 32 | (node + 1), 0 = empty */
+    uint64_t *path_tab;
+    size_t path_mask, path_used;
 
     double root_self; /* weight of empty stacks: the root alone */
     uint64_t good, blank, bad, crlf;

@@ -54,7 +54,8 @@ typedef struct open_frame {
 typedef struct walk {
     pyprof_flame *f;
     pyprof_profile *p;
-    const uint32_t *lab; /* label of each function */
+    const pyprof_stack_node *nodes; /* p's nodes: the walk adds none */
+    const uint32_t *lab;            /* label of each function */
     unsigned metric;     /* the metric that gives widths */
     bool vanished;       /* differential: widths max(before, after) */
     uint32_t root_label;
@@ -139,10 +140,10 @@ out:
 
 /* ---- the tree ------------------------------------------------------------------------------ */
 
-static const pyprof_stack_node *
+static inline const pyprof_stack_node *
 pnode(const walk *w, uint32_t k)
 {
-    return pyprof_profile_stack_node(w->p, k - 1);
+    return &w->nodes[k - 1];
 }
 
 static uint32_t
@@ -192,7 +193,9 @@ has_self(const walk *w, uint32_t k)
 static int
 sum_totals(walk *w)
 {
-    w->nt = pyprof_profile_stack_count(w->p) + 1;
+    size_t n;
+    w->nodes = pyprof_profile_stack_nodes(w->p, &n);
+    w->nt = n + 1;
     w->total_w = pyprof__calloc(w->nt, sizeof(*w->total_w));
     w->zero_below = pyprof__calloc(w->nt, 1);
     w->first = pyprof__calloc(w->nt, sizeof(*w->first));
