@@ -56,9 +56,11 @@ typedef struct pyprof__collapsed_reader {
     pyprof_id *ffunc;     /* function of each new frame, while a stack is added */
     size_t nframes, frames_cap;
 
-    /* frame text string id -> function id */
+    /* frame text string id -> function id, and back */
     pyprof_id *func_of_str;
     size_t fos_cap;
+    pyprof_id *str_of_func;
+    size_t sof_cap;
     /* ASCII frame text -> function id, in front of the two lookups above */
     struct frame_cache {
         uint64_t hash;
@@ -77,6 +79,11 @@ typedef struct pyprof__collapsed_reader {
     uint64_t good, blank, bad, crlf;
     uint64_t bad_lines[MAX_BAD_LINES_KEPT];
     bool two_counts, full_metrics, pending_ts;
+    /* what decides whether two halves read apart add up to what one pass
+     * gives (collapsed_split.c): frames that are not plain ASCII, and
+     * weights whose sums could round */
+    bool nonplain, inexact;
+    double weight_sum;
 } pyprof__collapsed_reader;
 typedef pyprof__collapsed_reader reader;
 
@@ -86,5 +93,27 @@ int pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0,
 
 /* Free what the reader allocated (not the profile). */
 void pyprof__collapsed_reader_free(reader *r);
+/* Free what only reading more lines needs (caches, lookup tables), keeping
+ * what pyprof__collapsed_merge needs of the reader read from. */
+void pyprof__collapsed_reader_drop_lookups(reader *r);
+
+/* Read lines from r->in to its end; `at_start`: the input is at the start
+ * of the file (where a UTF-8 BOM is skipped). */
+int pyprof__collapsed_read_lines(reader *r, bool at_start);
+
+/* Add what reader `b` read (the lines after a's, on another thread, into
+ * its own profile) to a's profile, exactly as if a had read those lines.
+ * Only for readers whose pyprof__collapsed_halves_mergeable() is true. */
+int pyprof__collapsed_merge(reader *a, reader *b);
+bool pyprof__collapsed_halves_mergeable(const reader *a, const reader *b);
+
+/* Read r->in in two halves on two threads when that is worthwhile and gives
+ * the same profile; *done says whether it did (else nothing was read). */
+int pyprof__collapsed_read_split(reader *r, bool *done);
+
+/* Test hooks: inputs of at least this many bytes are split (returns the
+ * old value; the default is 32 MiB); how many reads merged two halves. */
+uint64_t pyprof__collapsed_split_min(uint64_t bytes);
+uint64_t pyprof__collapsed_merges(void);
 
 #endif

@@ -163,6 +163,15 @@ frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, boo
     if (rc < 0)
         return rc;
     r->func_of_str[sid] = *out;
+    if (*out >= r->sof_cap) {
+        size_t old = r->sof_cap;
+        if (PYPROF_GROW(r->str_of_func, r->sof_cap, (size_t)*out + 1) < 0)
+            return PYPROF_ENOMEM;
+        for (size_t i = old; i < r->sof_cap; i++)
+            r->str_of_func[i] = PYPROF_NONE;
+    }
+    if (r->str_of_func[*out] == PYPROF_NONE)
+        r->str_of_func[*out] = sid;
     return plain ? fcache_put(r, h, text, n, *out) : 0;
 }
 
@@ -313,11 +322,27 @@ grow_frames(reader *r, size_t n)
     return 0;
 }
 
+/* Sums of non-negative integers below 2^53 are exact in any order, so the
+ * sums of two halves add up to the sum of the whole; anything else may
+ * round differently (see pyprof__collapsed_halves_mergeable). */
+static void
+note_weights(reader *r, double w0, double w1)
+{
+    const double exact = 9007199254740992.0; /* 2^53 */
+    if (!(w0 >= 0 && w0 < exact && w0 == (double)(uint64_t)w0) ||
+        !(w1 >= 0 && w1 < exact && w1 == (double)(uint64_t)w1))
+        r->inexact = true;
+    r->weight_sum += w0 + w1;
+    if (!(r->weight_sum < exact))
+        r->inexact = true;
+}
+
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
 int
 pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1)
 {
     int rc;
+    note_weights(r, w0, w1);
     /* Perl's split drops trailing empty fields: "a;b;" is a;b, ";;" is nothing */
     while (len > 0 && s[len - 1] == ';')
         len--;
@@ -347,6 +372,8 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     if (pos > len) /* the shared frames cover the whole stack */
         pos = len;
     bool plain = plain_ascii(s + pos, len - pos);
+    if (!plain)
+        r->nonplain = true;
 
     /* A big file's frame cache and tree do not fit in the CPU caches, so
      * most of the time goes into waiting for memory.  Each step below first
@@ -421,8 +448,105 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     return 0;
 }
 
+/* How many nodes ahead pyprof__collapsed_merge prefetches: enough for the
+ * misses of a few dozen lookups to be in flight at once. */
+#define MERGE_AHEAD 32
+
+/* Prefetch the path slot of b's node j, if it will be looked up and its
+ * parent's mapping is known (nodes before k are merged). */
+static inline void
+merge_prefetch(const reader *a, const pyprof_stack_node *bn, const pyprof_id *fmap,
+               const pyprof_id *nmap, const uint64_t *path, size_t k, size_t j, size_t old)
+{
+    pyprof_id up = bn[j].parent;
+    if (up != PYPROF_NONE && (up >= k || nmap[up] >= old))
+        return;
+    uint64_t h = path_hash(up == PYPROF_NONE ? PATH_ROOT_HASH : path[up], fmap[bn[j].func]);
+    __builtin_prefetch(&a->path_tab[path_tag(h) & a->path_mask]);
+}
+
+bool
+pyprof__collapsed_halves_mergeable(const reader *a, const reader *b)
+{
+    /* b's line numbers would be relative to its half: with malformed lines
+     * (reported by number) the second half is read again in one pass; so
+     * it is with text that needed repair (counted per profile), and with
+     * weights whose sums could round differently in two parts */
+    return a->dialect == D_FOLDED && b->dialect == D_FOLDED && !b->bad && !b->nonplain &&
+           !a->inexact && !b->inexact && a->weight_sum + b->weight_sum < 9007199254740992.0;
+}
+
+int
+pyprof__collapsed_merge(reader *a, reader *b)
+{
+    int rc = 0;
+    const pyprof_profile *pb = b->p;
+    size_t nf = pyprof_profile_func_count(pb), nn;
+    const pyprof_stack_node *bn = pyprof_profile_stack_nodes(pb, &nn);
+    pyprof_id *fmap = pyprof__malloc((nf ? nf : 1) * sizeof(*fmap));
+    pyprof_id *nmap = pyprof__malloc((nn ? nn : 1) * sizeof(*nmap));
+    uint64_t *path = pyprof__malloc((nn ? nn : 1) * sizeof(*path));
+    if (!fmap || !nmap || !path) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
+    /* Functions in b's order of first appearance, through a's frame_func:
+     * new ones get the ids (and strings, and frame shape) that one pass
+     * would have given them.  b's frames were all plain ASCII. */
+    for (size_t f = 0; f < nf; f++) {
+        pyprof_id sid = f < b->sof_cap ? b->str_of_func[f] : PYPROF_NONE;
+        if (sid == PYPROF_NONE) {
+            rc = PYPROF_EINVAL; /* every function of b came from a frame */
+            goto out;
+        }
+        const char *t = pyprof_profile_string(pb, sid);
+        size_t n = pyprof_profile_string_len(pb, sid);
+        if ((rc = frame_func(a, &fmap[f], t, n, 0, true, pyprof__hash_bytes(t, n))) < 0)
+            goto out;
+    }
+    /* Nodes in b's id order (= order of first appearance): found in a's
+     * tree, or appended in the order one pass would have appended them.
+     * Only a node whose parent is one of a's can already be in a's tree;
+     * the others are appended without a lookup.  Nothing is looked up after
+     * a merge (b read the end of the file), and no two nodes of b map to
+     * the same (parent, function), so the new nodes need no path slots. */
+    size_t old = pyprof_profile_stack_count(a->p);
+    for (size_t k = 0; k < nn; k++) {
+        /* the lookups are cache misses: start those of nodes a little ahead */
+        if (a->path_tab && k + MERGE_AHEAD < nn)
+            merge_prefetch(a, bn, fmap, nmap, path, k, k + MERGE_AHEAD, old);
+        const pyprof_stack_node *s = &bn[k];
+        pyprof_id parent = s->parent == PYPROF_NONE ? PYPROF_NONE : nmap[s->parent];
+        pyprof_id func = fmap[s->func], node = PYPROF_NONE;
+        if (parent == PYPROF_NONE || parent < old) {
+            path[k] = path_hash(s->parent == PYPROF_NONE ? PATH_ROOT_HASH : path[s->parent], func);
+            if (a->path_tab) {
+                size_t na;
+                node = path_find(a, pyprof_profile_stack_nodes(a->p, &na), path[k], parent, func);
+            }
+        }
+        if (node == PYPROF_NONE && (rc = pyprof__profile_stack_append(a->p, &node, parent, func)) < 0)
+            goto out;
+        nmap[k] = node;
+        pyprof_stack_node *d = pyprof_profile_stack_node_mut(a->p, node);
+        d->self[0] += s->self[0];
+        d->self[1] += s->self[1];
+    }
+    a->good += b->good;
+    a->blank += b->blank;
+    a->crlf += b->crlf;
+    a->two_counts |= b->two_counts;
+    a->root_self += b->root_self;
+    a->weight_sum += b->weight_sum;
+out:
+    pyprof__free(fmap);
+    pyprof__free(nmap);
+    pyprof__free(path);
+    return rc;
+}
+
 void
-pyprof__collapsed_reader_free(reader *r)
+pyprof__collapsed_reader_drop_lookups(reader *r)
 {
     pyprof__free(r->prev);
     pyprof__free(r->fend);
@@ -431,6 +555,27 @@ pyprof__collapsed_reader_free(reader *r)
     pyprof__free(r->fpath);
     pyprof__free(r->ffunc);
     pyprof__free(r->func_of_str);
-    pyprof__free(r->path_tab);
     pyprof__free(r->fc);
+    pyprof__free(r->path_tab);
+    r->prev = NULL;
+    r->prev_len = r->prev_cap = 0;
+    r->fend = r->fnode = NULL;
+    r->fhash = r->fpath = NULL;
+    r->ffunc = NULL;
+    r->nframes = r->frames_cap = 0;
+    r->func_of_str = NULL;
+    r->fos_cap = 0;
+    r->fc = NULL;
+    r->fc_mask = r->fc_used = 0;
+    r->path_tab = NULL;
+    r->path_mask = r->path_used = 0;
+}
+
+void
+pyprof__collapsed_reader_free(reader *r)
+{
+    pyprof__collapsed_reader_drop_lookups(r);
+    pyprof__free(r->str_of_func);
+    r->str_of_func = NULL;
+    r->sof_cap = 0;
 }
