@@ -27,6 +27,7 @@
 #if defined(HAVE_PTHREAD)
 #include <pthread.h>
 #endif
+#include <unistd.h>
 
 #include "collapsed.h"
 
@@ -122,6 +123,8 @@ pyprof__collapsed_read_split(reader *r, bool *done)
 {
     *done = false;
     int64_t size = pyprof_input_file_size(r->in);
+    if (split_min == SPLIT_MIN_DEFAULT && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return 0; /* one core: a second thread would only add the merge (tests force it) */
     if (r->dialect != D_FOLDED || pyprof_input_is_compressed(r->in) || size < 0 ||
         (uint64_t)size < split_min || size < 2 || pyprof_input_offset(r->in) != 0)
         return 0;
