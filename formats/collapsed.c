@@ -496,7 +496,6 @@ static int
 collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
                pyprof_error *err)
 {
-    (void)opts;
     reader r = {.p = p, .in = in, .err = err};
     pyprof_input *u16 = NULL;
     char *u16buf = NULL;
@@ -530,7 +529,8 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
     r.dialect = sn.austin ? D_AUSTIN : sn.pyflame_ts >= 2 ? D_PYFLAME_TS : D_FOLDED;
 
     bool done = false;
-    if (!u16 && (rc = pyprof__collapsed_read_split(&r, &done)) < 0)
+    bool one_thread = opts && opts->version >= 2 && opts->threads == 1;
+    if (!u16 && !one_thread && (rc = pyprof__collapsed_read_split(&r, &done)) < 0)
         goto out;
     if (!done && (rc = pyprof__collapsed_read_lines(&r, true)) < 0)
         goto out;

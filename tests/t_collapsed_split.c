@@ -355,12 +355,38 @@ test_merged_kinds(void)
     check_buf("austin", &b, 0);
 }
 
+/* threads = 1 in the read options: never split */
+static void
+test_one_thread_option(void)
+{
+    buf b = {0};
+    random_stacks(&b, 2000, 0);
+    write_file(b.s, b.len);
+    free(b.s);
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    ro.format = "collapsed";
+    ro.threads = 1;
+    pyprof_profile *p = NULL;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    uint64_t old = pyprof__collapsed_split_min(1), merges = pyprof__collapsed_merges();
+    int rc = pyprof_profile_load(&p, TMP, &ro, &err);
+    TAP_OK(rc == 0 && pyprof__collapsed_merges() == merges, "threads = 1: read in one pass");
+    ro.version = 1; /* before `threads` existed: the field is not looked at */
+    pyprof_profile_free(p);
+    rc = pyprof_profile_load(&p, TMP, &ro, &err);
+    TAP_OK(rc == 0 && pyprof__collapsed_merges() == merges + 1,
+           "version 1 options: threads as the reader sees fit");
+    pyprof_profile_free(p);
+    pyprof__collapsed_split_min(old);
+}
+
 int
 main(void)
 {
     test_boundaries();
     test_fallbacks();
     test_merged_kinds();
+    test_one_thread_option();
     unlink(TMP);
     return tap_done();
 }

@@ -27,12 +27,17 @@ typedef struct pyprof_read_options {
     uint32_t max_depth; /**< nesting bound for recursive formats; 0 = default (2000) */
     pyprof_progress_fn progress; /**< called as the input is read (see input.h), or NULL */
     void *progress_payload;      /**< passed to `progress` */
+    /** Threads a reader may use (since version 2): 0 = as many as help
+     * (today: two for a big plain collapsed file, when two CPUs are online),
+     * 1 = only the caller's.  The profile read is the same either way. */
+    unsigned threads;
 } pyprof_read_options;
 
-#define PYPROF_READ_OPTIONS_VERSION 1
+/* Version 2 added `threads`; a version 1 struct (without it) is still read. */
+#define PYPROF_READ_OPTIONS_VERSION 2
 #define PYPROF_READ_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL                                        \
+        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, 0                                     \
     }
 
 /** Number of registered formats. */
