@@ -192,7 +192,8 @@ frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, boo
  * looks one up later. */
 
 /* Load factor at most 3/4: linear probing stays short, and the table costs
- * 11-21 bytes a node (a kid list cost 16, plus a hash for wide nodes). */
+ * 11-21 bytes a node (the sibling lists it replaced cost 16, plus a hash
+ * for nodes with many children). */
 #define PATH_TAB_MIN 4096
 
 static inline uint64_t

@@ -102,8 +102,9 @@ void pyprof__idtab_free(pyprof__idtab *t);
  * Append the child `func` of `parent`, which the caller KNOWS is not in the
  * tree yet (e.g. `parent` was itself created a moment ago).  The lookup
  * index is not updated now: the next pyprof_profile_stack_child catches up.
- * A reader that finds existing children by other means (collapsed.c keeps
- * its own child lists) thus never pays for an index of millions of nodes. */
+ * A reader that finds existing children by other means (collapsed_stack.c
+ * keeps its own table of nodes by path) thus never pays for an index of
+ * millions of nodes. */
 int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
                                  pyprof_id func);
 
