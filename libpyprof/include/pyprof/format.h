@@ -28,7 +28,7 @@ typedef struct pyprof_read_options {
     pyprof_progress_fn progress; /**< called as the input is read (see input.h), or NULL */
     void *progress_payload;      /**< passed to `progress` */
     /** Threads a reader may use (since version 2): 0 = as many as help
-     * (today: two for a big plain collapsed file, when two CPUs are online),
+     * (today: two for a big plain collapsed file, if it may run on two CPUs),
      * 1 = only the caller's.  The profile read is the same either way. */
     unsigned threads;
 } pyprof_read_options;
