@@ -10,7 +10,10 @@
 #                        labelled as such (a different run: compare with care)
 #   RUNS=N               runs per measurement, the median is kept (default 3)
 #   SIZES="1m 100m 1g"   which inputs
-# Run by hand on a quiet machine; never part of make check.
+# Run by hand on a quiet machine; never part of make check.  pyprof-flame reads
+# a plain folded file of 32 MiB or more on two threads: its cpu s (user+sys,
+# both threads) then exceeds its wall s, and a busy machine slows it more.
+# On a shared machine compare the cpu s column too.
 set -u
 BUILD=${1:-build}
 DATA=${BENCH_DATA:-/work/bench-data}
@@ -74,7 +77,8 @@ for s in $SIZES; do
     done
     echo "$us|$wc|$fg" | awk -F'|' -v i="$s" '{
         split($1, u, " "); split($2, w, " "); split($3, g, " ");
-        printf "%-6s ratios: pyprof-flame / wc -l = %.1fx wall", i, u[1] / (w[1] > 0.001 ? w[1] : 0.001);
+        printf "%-6s ratios: pyprof-flame / wc -l = %.1fx wall, %.1fx cpu", i,
+            u[1] / (w[1] > 0.001 ? w[1] : 0.001), u[2] / (w[2] > 0.001 ? w[2] : 0.001);
         if (g[1] != "") printf ", flamegraph.pl / pyprof-flame = %.1fx wall, %.1fx memory",
             g[1] / u[1], g[3] / u[3];
         printf "\n" }'

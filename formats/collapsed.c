@@ -472,13 +472,13 @@ finish(reader *r)
     return 0;
 }
 
-static int
-read_lines(reader *r)
+int
+pyprof__collapsed_read_lines(reader *r, bool at_start)
 {
     int rc;
     const char *line;
     size_t len;
-    bool first = true;
+    bool first = at_start;
     while ((rc = pyprof_input_read_line(r->in, &line, &len, 0, r->err)) > 0) {
         if (first && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
             line += 3;
@@ -496,8 +496,7 @@ static int
 collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
                pyprof_error *err)
 {
-    (void)opts;
-    reader r = {.p = p, .in = in, .err = err, .root_first = PYPROF_NONE};
+    reader r = {.p = p, .in = in, .err = err};
     pyprof_input *u16 = NULL;
     char *u16buf = NULL;
     const unsigned char *h;
@@ -529,7 +528,11 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
     sniff_lines((const char *)h, n, n < PYPROF_PROBE_BYTES, &sn);
     r.dialect = sn.austin ? D_AUSTIN : sn.pyflame_ts >= 2 ? D_PYFLAME_TS : D_FOLDED;
 
-    if ((rc = read_lines(&r)) < 0)
+    bool done = false;
+    bool one_thread = opts && opts->version >= 2 && opts->threads == 1;
+    if (!u16 && !one_thread && (rc = pyprof__collapsed_read_split(&r, &done)) < 0)
+        goto out;
+    if (!done && (rc = pyprof__collapsed_read_lines(&r, true)) < 0)
         goto out;
     if ((rc = finish(&r)) < 0)
         pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",

@@ -46,16 +46,21 @@ typedef struct pyprof__collapsed_reader {
     enum dialect dialect;
     uint32_t shape; /* field-carrying frame shape of this file, 0 until one is seen */
 
-    /* previous stack: text, frame ends and nodes (the prefix cache) */
+    /* previous stack: text, frame ends, nodes and path hashes (the prefix cache) */
     char *prev;
     size_t prev_len, prev_cap;
     uint32_t *fend;
     pyprof_id *fnode;
+    uint64_t *fhash;      /* the new frames' text hashes, while a stack is added */
+    uint64_t *fpath;      /* path hash of each frame of the previous stack */
+    pyprof_id *ffunc;     /* function of each new frame, while a stack is added */
     size_t nframes, frames_cap;
 
-    /* frame text string id -> function id */
+    /* frame text string id -> function id, and back */
     pyprof_id *func_of_str;
     size_t fos_cap;
+    pyprof_id *str_of_func;
+    size_t sof_cap;
     /* ASCII frame text -> function id, in front of the two lookups above */
     struct frame_cache {
         uint64_t hash;
@@ -65,25 +70,20 @@ typedef struct pyprof__collapsed_reader {
     } * fc;
     size_t fc_mask, fc_used;
 
-    /* children of each node, to find them without the profile's index (see
-     * find_child): sibling lists, and a hash for nodes with many children */
-    struct kid {
-        uint32_t first; /* first child */
-        uint32_t next;  /* next sibling */
-        uint32_t func;  /* this node's function */
-        uint32_t n;     /* number of children */
-    } * kid;            /* per node: one cache line holds a lookup's data */
-    size_t kids_cap;
-    uint32_t root_first;
-    uint32_t root_n;
-    uint64_t *wide_keys; /* parent << 32 | func */
-    uint32_t *wide_vals; /* node + 1; 0 = an empty slot */
-    size_t wide_mask, wide_used;
+    /* every node by the hash of its path (see collapsed_stack.c): slots
+     * are (low 32 bits of the hash) << 32 | (node + 1), 0 = empty */
+    uint64_t *path_tab;
+    size_t path_mask, path_used;
 
     double root_self; /* weight of empty stacks: the root alone */
     uint64_t good, blank, bad, crlf;
     uint64_t bad_lines[MAX_BAD_LINES_KEPT];
     bool two_counts, full_metrics, pending_ts;
+    /* what decides whether two halves read apart add up to what one pass
+     * gives (collapsed_split.c): frames that are not plain ASCII, and
+     * weights whose sums could round */
+    bool nonplain, inexact;
+    double weight_sum;
 } pyprof__collapsed_reader;
 typedef pyprof__collapsed_reader reader;
 
@@ -93,5 +93,27 @@ int pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0,
 
 /* Free what the reader allocated (not the profile). */
 void pyprof__collapsed_reader_free(reader *r);
+/* Free what only reading more lines needs (caches, lookup tables), keeping
+ * what pyprof__collapsed_merge needs of the reader read from. */
+void pyprof__collapsed_reader_drop_lookups(reader *r);
+
+/* Read lines from r->in to its end; `at_start`: the input is at the start
+ * of the file (where a UTF-8 BOM is skipped). */
+int pyprof__collapsed_read_lines(reader *r, bool at_start);
+
+/* Add what reader `b` read (the lines after a's, on another thread, into
+ * its own profile) to a's profile, exactly as if a had read those lines.
+ * Only for readers whose pyprof__collapsed_halves_mergeable() is true. */
+int pyprof__collapsed_merge(reader *a, reader *b);
+bool pyprof__collapsed_halves_mergeable(const reader *a, const reader *b);
+
+/* Read r->in in two halves on two threads when that is worthwhile and gives
+ * the same profile; *done says whether it did (else nothing was read). */
+int pyprof__collapsed_read_split(reader *r, bool *done);
+
+/* Test hooks: inputs of at least this many bytes are split (returns the
+ * old value; the default is 32 MiB); how many reads merged two halves. */
+uint64_t pyprof__collapsed_split_min(uint64_t bytes);
+uint64_t pyprof__collapsed_merges(void);
 
 #endif

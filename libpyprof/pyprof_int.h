@@ -114,10 +114,35 @@ void pyprof__idtab_free(pyprof__idtab *t);
  * Append the child `func` of `parent`, which the caller KNOWS is not in the
  * tree yet (e.g. `parent` was itself created a moment ago).  The lookup
  * index is not updated now: the next pyprof_profile_stack_child catches up.
- * A reader that finds existing children by other means (collapsed.c keeps
- * its own child lists) thus never pays for an index of millions of nodes. */
+ * A reader that finds existing children by other means (collapsed_stack.c
+ * keeps its own table of nodes by path) thus never pays for an index of
+ * millions of nodes. */
 int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
                                  pyprof_id func);
+
+/* ---- reading one file in parts (input.c) ------------------------------------------
+ * A plain (not zstd) regular file can be read by two inputs at once: the
+ * first stops at a line boundary, the second reads from there (with
+ * pread, so they share the descriptor without sharing a file offset).
+ * Stopping is undoable: after pyprof__input_set_end(in, UINT64_MAX) the
+ * first input reads on from where it stopped, as if it had never stopped. */
+
+/* Make `in` read no byte at or after file offset `end` (UINT64_MAX: no
+ * limit); bytes it already holds past `end` are dropped, to be read again
+ * if the limit is lifted.  EINVAL if `in` is not a plain regular file or
+ * has already given its reader bytes past `end`. */
+int pyprof__input_set_end(pyprof_input *in, uint64_t end);
+/* The file offset just after the first newline at or after `from`, in
+ * *out; the file size if there is none. */
+int pyprof__input_line_start(pyprof_input *in, uint64_t from, uint64_t *out, pyprof_error *err);
+/* A new input over bytes [start, end) of the file `in` reads (borrowing its
+ * descriptor: close it before `in`).  It never sniffs zstd (a line may
+ * start with anything), reports no progress, and keeps `in`'s limits. */
+int pyprof__input_open_range(pyprof_input **out, pyprof_input *in, uint64_t start, uint64_t end,
+                             pyprof_error *err);
+/* The bytes past the end of `in` were read by another input: report the
+ * whole file as read to the progress callback. */
+void pyprof__input_report_done(pyprof_input *in);
 
 /* ---- UTF-8 ---------------------------------------------------------------------- */
 /* Length of the valid UTF-8 prefix of s[0..len) (== len when all valid). */

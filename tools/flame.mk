@@ -3,6 +3,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	formats/collapsed.h \
 	formats/collapsed.c \
 	formats/collapsed_stack.c \
+	formats/collapsed_split.c \
 	formats/collapsed_frame.c \
 	libpyprof/render/flame_int.h \
 	libpyprof/render/flame_layout.c \
@@ -31,6 +32,14 @@ tests_t_collapsed_CPPFLAGS = $(TEST_CPPFLAGS) $(ZSTD_CFLAGS)
 # -static: the OOM sweep reaches the semi-private allocation hook
 tests_t_collapsed_LDFLAGS = -static
 tests_t_collapsed_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
+check_PROGRAMS += tests/t_collapsed_split
+TESTS += tests/t_collapsed_split
+tests_t_collapsed_split_SOURCES = tests/t_collapsed_split.c tests/tap.h
+tests_t_collapsed_split_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
+# -static: the split threshold is a semi-private test hook
+tests_t_collapsed_split_LDFLAGS = -static
+tests_t_collapsed_split_LDADD = $(TEST_LIBS)
+CLEANFILES += t_collapsed_split.tmp
 tests_t_flame_SOURCES = tests/t_flame.c tests/tap.h
 tests_t_flame_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof/render
 # -static: the scene (semi-private) is checked item by item

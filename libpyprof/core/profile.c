@@ -669,6 +669,13 @@ pyprof_profile_stack_node_mut(pyprof_profile *p, pyprof_id id)
     return id < p->nnodes ? &p->nodes[id] : NULL;
 }
 
+const pyprof_stack_node *
+pyprof_profile_stack_nodes(const pyprof_profile *p, size_t *n)
+{
+    *n = p->nnodes;
+    return p->nnodes ? p->nodes : NULL;
+}
+
 /* Roots are bucket 0, children of node n bucket n+1. */
 static uint32_t
 node_parent_key(const void *ctx, size_t i)

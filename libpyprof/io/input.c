@@ -36,6 +36,10 @@ struct pyprof_input {
     char *name;
     int fd; /* -1 for memory inputs */
     bool own_fd;
+    /* reading part of a file (pyprof__input_set_end, pyprof__input_open_range):
+     * raw bytes come from file offset base + raw_total, with pread */
+    bool positional;
+    uint64_t base, stop; /* stop: no raw byte at or after this offset */
     const unsigned char *mem;
     size_t mem_len, mem_pos;
     int64_t mtime, fsize;
@@ -71,6 +75,8 @@ struct pyprof_input {
 static void
 note_progress(pyprof_input *in, bool at_end)
 {
+    if (in->stop != UINT64_MAX)
+        at_end = false; /* the rest of the file is someone else's, or still to come */
     if (!in->progress || (!at_end && in->raw_total < in->progress_next))
         return;
     in->progress(in->progress_payload, in->name, in->raw_total, in->fsize);
@@ -105,8 +111,15 @@ raw_read(pyprof_input *in, unsigned char *dst, size_t n, size_t *got, pyprof_err
         *got = k;
         return 0;
     }
+    uint64_t at = in->base + in->raw_total;
+    if (in->stop != UINT64_MAX) {
+        if (at >= in->stop)
+            return 0;
+        if (n > in->stop - at)
+            n = (size_t)(in->stop - at);
+    }
     for (;;) {
-        ssize_t r = read(in->fd, dst, n);
+        ssize_t r = in->positional ? pread(in->fd, dst, n, (off_t)at) : read(in->fd, dst, n);
         if (r >= 0) {
             *got = (size_t)r;
             return 0;
@@ -147,7 +160,7 @@ is_zstd_magic(const unsigned char *p, size_t n)
 }
 
 static int
-setup(pyprof_input *in, pyprof_error *err)
+setup(pyprof_input *in, bool sniff_zstd, pyprof_error *err)
 {
     in->raw = pyprof__malloc(RAW_SIZE);
     if (!in->raw)
@@ -165,7 +178,7 @@ setup(pyprof_input *in, pyprof_error *err)
         in->raw_len += got;
         in->raw_total += got;
     }
-    if (is_zstd_magic(in->raw, in->raw_len)) {
+    if (sniff_zstd && is_zstd_magic(in->raw, in->raw_len)) {
         in->dctx = ZSTD_createDCtx();
         if (!in->dctx)
             return pyprof_error_set(err, PYPROF_ENOMEM, in->name, NULL, -1, 0, "out of memory");
@@ -180,6 +193,7 @@ input_alloc(const char *name)
     if (!in)
         return NULL;
     in->fd = -1;
+    in->stop = UINT64_MAX;
     in->mtime = -1;
     in->fsize = -1;
     in->name = pyprof__strdup(name);
@@ -220,7 +234,7 @@ pyprof_input_open_file(pyprof_input **out, const char *path, pyprof_error *err)
         if (S_ISREG(st.st_mode))
             in->fsize = (int64_t)st.st_size;
     }
-    if ((rc = setup(in, err)) < 0)
+    if ((rc = setup(in, true, err)) < 0)
         goto fail;
     *out = in;
     return 0;
@@ -240,7 +254,7 @@ pyprof_input_open_memory(pyprof_input **out, const void *data, size_t len, const
     in->mem = data;
     in->mem_len = len;
     in->fsize = (int64_t)len;
-    int rc = setup(in, err);
+    int rc = setup(in, true, err);
     if (rc < 0) {
         pyprof_input_close(in);
         return rc;
@@ -548,6 +562,93 @@ pyprof_input_slurp(pyprof_input *in, const unsigned char **data, size_t *len, py
     *data = in->buf ? in->buf + in->start : (const unsigned char *)"";
     *len = in->end - in->start;
     return 0;
+}
+
+/* ---- reading one file in parts ------------------------------------------------------------ */
+
+int
+pyprof__input_set_end(pyprof_input *in, uint64_t end)
+{
+    if (in->dctx || in->fd < 0 || in->fsize < 0)
+        return PYPROF_EINVAL;
+    uint64_t at = in->base + in->raw_total;
+    if (at > end) {
+        /* the newest bytes are in the raw buffer, the ones before them at
+         * the end of the window: drop them from there */
+        uint64_t extra = at - end;
+        size_t in_raw = in->raw_len - in->raw_pos;
+        if (extra > in_raw + (in->end - in->start))
+            return PYPROF_EINVAL; /* the reader has had some of them */
+        size_t from_raw = extra < in_raw ? (size_t)extra : in_raw;
+        in->raw_len -= from_raw;
+        size_t from_win = (size_t)(extra - from_raw);
+        in->end -= from_win;
+        in->decoded -= from_win;
+        if (in->scan > in->end)
+            in->scan = in->end;
+        in->raw_total -= extra;
+        at = end;
+    }
+    in->positional = true;
+    in->stop = end;
+    if (at < end) /* an earlier stop may have looked like the end of the file */
+        in->raw_eof = in->eof = false;
+    return 0;
+}
+
+int
+pyprof__input_line_start(pyprof_input *in, uint64_t from, uint64_t *out, pyprof_error *err)
+{
+    char buf[64 * 1024];
+    uint64_t at = from;
+    *out = (uint64_t)in->fsize;
+    while (at < (uint64_t)in->fsize) {
+        ssize_t r = pread(in->fd, buf, sizeof buf, (off_t)at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return os_error(in, err, errno, "read failed");
+        if (r == 0)
+            break;
+        const char *nl = memchr(buf, '\n', (size_t)r);
+        if (nl) {
+            *out = at + (uint64_t)(nl - buf) + 1;
+            break;
+        }
+        at += (uint64_t)r;
+    }
+    return 0;
+}
+
+int
+pyprof__input_open_range(pyprof_input **out, pyprof_input *in, uint64_t start, uint64_t end,
+                         pyprof_error *err)
+{
+    *out = NULL;
+    pyprof_input *r = input_alloc(in->name);
+    if (!r)
+        return pyprof_error_set(err, PYPROF_ENOMEM, in->name, NULL, -1, 0, "out of memory");
+    r->fd = in->fd;
+    r->positional = true;
+    r->base = start;
+    r->stop = end;
+    r->mtime = in->mtime;
+    r->fsize = in->fsize;
+    int rc = setup(r, false, err);
+    if (rc < 0) {
+        pyprof_input_close(r);
+        return rc;
+    }
+    r->max_bytes = in->max_bytes;
+    *out = r;
+    return 0;
+}
+
+void
+pyprof__input_report_done(pyprof_input *in)
+{
+    if (in->progress && in->fsize >= 0)
+        in->progress(in->progress_payload, in->name, (uint64_t)in->fsize, in->fsize);
 }
 
 int

@@ -32,7 +32,10 @@
 
 /* The walk reads the profile's own stack tree: local node 0 is the root
  * ("all"), local node k > 0 is profile node k - 1.  Per node it keeps only
- * child links, the subtree width and one flag: 17 bytes a node. */
+ * the subtree width and two flags: 9 bytes a node.  Child lists are made
+ * only for the nodes the walk can open (see list_children): a big file's
+ * tree has millions of nodes, and arrays that size cost more in page faults
+ * than in any work done with them. */
 typedef struct item {
     uint32_t node;
     uint32_t is_sub;    /* 0: the node's own line, 1: its subtree */
@@ -54,15 +57,16 @@ typedef struct open_frame {
 typedef struct walk {
     pyprof_flame *f;
     pyprof_profile *p;
-    const uint32_t *lab; /* label of each function */
+    const pyprof_stack_node *nodes; /* p's nodes: the walk adds none */
+    const uint32_t *lab;            /* label of each function */
     unsigned metric;     /* the metric that gives widths */
     bool vanished;       /* differential: widths max(before, after) */
     uint32_t root_label;
     size_t nt;           /* local nodes: profile nodes + the root */
-    double *total_w;     /* subtree width */
-    uint32_t *first;     /* first child (local id), 0 = none: the root is no child */
-    uint32_t *next;      /* next sibling, 0 = none */
-    uint8_t *zero_below; /* a zero-count line ends somewhere below (see walk_lines) */
+    double *total_w; /* subtree width */
+    uint8_t *flags;  /* NODE_* */
+    uint64_t *kids;  /* children of the nodes the walk can open: parent << 32 | child */
+    size_t nkids;
     item *items;
     size_t nitems, items_cap;
     char *keys;
@@ -139,10 +143,10 @@ out:
 
 /* ---- the tree ------------------------------------------------------------------------------ */
 
-static const pyprof_stack_node *
+static inline const pyprof_stack_node *
 pnode(const walk *w, uint32_t k)
 {
-    return pyprof_profile_stack_node(w->p, k - 1);
+    return &w->nodes[k - 1];
 }
 
 static uint32_t
@@ -187,31 +191,106 @@ has_self(const walk *w, uint32_t k)
     return k && (pnode(w, k)->self[0] != 0 || pnode(w, k)->self[w->metric] != 0);
 }
 
-/* Child lists, subtree widths and zero-count flags, bottom-up: a node's id
- * is always greater than its parent's. */
+#define NODE_ZERO_BELOW 1 /* a zero-count line ends somewhere below (see walk_lines) */
+#define NODE_HAS_KIDS   2
+
+static inline uint32_t
+up_of(const walk *w, uint32_t k)
+{
+    pyprof_id parent = pnode(w, k)->parent;
+    return parent == PYPROF_NONE ? 0 : parent + 1;
+}
+
+/* Subtree widths and flags, bottom-up: a node's id is always greater than
+ * its parent's. */
 static int
 sum_totals(walk *w)
 {
-    w->nt = pyprof_profile_stack_count(w->p) + 1;
+    size_t n;
+    w->nodes = pyprof_profile_stack_nodes(w->p, &n);
+    w->nt = n + 1;
     w->total_w = pyprof__calloc(w->nt, sizeof(*w->total_w));
-    w->zero_below = pyprof__calloc(w->nt, 1);
-    w->first = pyprof__calloc(w->nt, sizeof(*w->first));
-    w->next = pyprof__calloc(w->nt, sizeof(*w->next));
-    if (!w->total_w || !w->zero_below || !w->first || !w->next)
+    w->flags = pyprof__calloc(w->nt, 1);
+    if (!w->total_w || !w->flags)
         return PYPROF_ENOMEM;
     for (size_t k = w->nt; k-- > 1;) {
-        const pyprof_stack_node *s = pnode(w, (uint32_t)k);
-        /* child lists in id order (= insertion order), by prepending backwards */
-        uint32_t up = s->parent == PYPROF_NONE ? 0 : s->parent + 1;
-        w->next[k] = w->first[up];
-        w->first[up] = (uint32_t)k;
+        uint32_t up = up_of(w, (uint32_t)k);
         double sw = self_w(w, (uint32_t)k), own = sw > 0 ? sw : 0; /* negatives draw nothing */
         w->total_w[k] += own;
         w->total_w[up] += w->total_w[k];
-        if (w->zero_below[k] || (has_self(w, (uint32_t)k) && !(sw > 0)))
-            w->zero_below[up] = 1;
+        w->flags[up] |= NODE_HAS_KIDS;
+        if ((w->flags[k] & NODE_ZERO_BELOW) || (has_self(w, (uint32_t)k) && !(sw > 0)))
+            w->flags[up] |= NODE_ZERO_BELOW;
     }
     return 0;
+}
+
+/* Whether walk_lines opens node k (instead of standing in for it with one
+ * line): the root, and nodes with enough width, or zero-count lines, below
+ * their own line. */
+static bool
+opens(const walk *w, uint32_t k)
+{
+    if (!k)
+        return true;
+    if (w->total_w[k] < w->min_units && !(w->flags[k] & NODE_ZERO_BELOW))
+        return false; /* most nodes: decided without reading the node */
+    double sw = self_w(w, k), own = sw > 0 ? sw : 0;
+    return !(w->total_w[k] - own < w->min_units) || (w->flags[k] & NODE_ZERO_BELOW);
+}
+
+/* The children of every node the walk can open, as (parent, child) pairs
+ * sorted by parent and, within a parent, by id (= insertion order): the
+ * pairs come in child order, and a radix sort on the parent keeps it. */
+static int
+list_children(walk *w)
+{
+    size_t cap = 0;
+    for (uint32_t k = 1; k < w->nt; k++) {
+        uint32_t up = up_of(w, k);
+        if (!opens(w, up))
+            continue;
+        if (PYPROF_GROW(w->kids, cap, w->nkids + 1) < 0)
+            return PYPROF_ENOMEM;
+        w->kids[w->nkids++] = (uint64_t)up << 32 | k;
+    }
+    uint64_t *tmp = pyprof__malloc((w->nkids ? w->nkids : 1) * sizeof(*tmp));
+    size_t *count = pyprof__malloc(65537 * sizeof(*count));
+    if (!tmp || !count) {
+        pyprof__free(tmp);
+        pyprof__free(count);
+        return PYPROF_ENOMEM;
+    }
+    for (int shift = 32; shift < 64; shift += 16) { /* LSD: stable */
+        memset(count, 0, 65537 * sizeof(*count));
+        for (size_t i = 0; i < w->nkids; i++)
+            count[((w->kids[i] >> shift) & 0xFFFF) + 1]++;
+        for (size_t d = 1; d <= 65536; d++)
+            count[d] += count[d - 1];
+        for (size_t i = 0; i < w->nkids; i++)
+            tmp[count[(w->kids[i] >> shift) & 0xFFFF]++] = w->kids[i];
+        uint64_t *t = w->kids;
+        w->kids = tmp;
+        tmp = t;
+    }
+    pyprof__free(tmp);
+    pyprof__free(count);
+    return 0;
+}
+
+/* Where the children of `node` start in w->kids (a node the walk opens). */
+static size_t
+kids_start(const walk *w, uint32_t node)
+{
+    size_t lo = 0, hi = w->nkids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uint32_t)(w->kids[mid] >> 32) < node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* --reverse: a profile of the same functions whose stacks run leaf first. */
@@ -378,12 +457,14 @@ push_level(walk *w, uint32_t node)
         return PYPROF_ENOMEM;
     level *L = &w->lv[w->nlv++];
     *L = (level){.node = node, .items = w->nitems, .keys = w->nkeys};
-    for (uint32_t c = w->first[node]; c; c = w->next[c]) {
+    for (size_t i = kids_start(w, node); i < w->nkids && (uint32_t)(w->kids[i] >> 32) == node;
+         i++) {
+        uint32_t c = (uint32_t)w->kids[i];
         uint32_t label = node_label(w, c);
         const char *name = str(f, label);
         size_t nl = pyprof_profile_string_len(f->strs, label);
         double sw = self_w(w, c);
-        bool has_kids = w->first[c] != 0;
+        bool has_kids = (w->flags[c] & NODE_HAS_KIDS) != 0;
         for (int sub = 0; sub < 2; sub++) {
             if (sub ? !has_kids : !has_self(w, c))
                 continue;
@@ -454,7 +535,7 @@ walk_lines(walk *w)
             continue;
         }
         double below = w->total_w[c] - own;
-        if (below < w->min_units && !w->zero_below[c]) {
+        if (below < w->min_units && !(w->flags[c] & NODE_ZERO_BELOW)) {
             /* nothing under here is wide enough to draw: one line stands for
              * the subtree, keeping the frames above it open as it would.
              * (Not when zero-count lines are inside: their frames open and
@@ -645,11 +726,13 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
         goto out;
     }
     f->maxdelta = 1;
-    for (uint32_t k = 1; k < w.nt; k++)
+    for (uint32_t k = 1; f->differential && k < w.nt; k++) /* colours only differences */
         if (has_self(&w, k) && fabs(delta_of(&w, k)) > f->maxdelta)
             f->maxdelta = fabs(delta_of(&w, k));
     double ppu = (f->o.width - 2 * FLAME_XPAD) / f->total;
     w.min_units = f->o.minwidth_percent ? f->total * f->o.minwidth / 100 : f->o.minwidth / ppu;
+    if ((rc = list_children(&w)) < 0)
+        goto out;
     w.time = root_weight; /* empty stacks sort first */
     w.closed_at = -1;
     if ((rc = walk_lines(&w)) < 0)
@@ -672,9 +755,8 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
 out:
     pyprof__free(lab);
     pyprof__free(w.total_w);
-    pyprof__free(w.zero_below);
-    pyprof__free(w.first);
-    pyprof__free(w.next);
+    pyprof__free(w.flags);
+    pyprof__free(w.kids);
     pyprof__free(w.items);
     pyprof__free(w.keys);
     pyprof__free(w.lv);

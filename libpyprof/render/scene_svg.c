@@ -31,6 +31,33 @@ num(char *buf, size_t size, double v)
 {
     if (v > -0.005 && v < 0.005)
         v = 0; /* no "-0" */
+    /* Most coordinates are whole or tenths (flamegraph.pl rounds to 0.1):
+     * when v * 10 rounds to an integer n, v is n / 10 to far better than
+     * 0.005, so "%.2f" would print n / 10 and a zero that is trimmed.
+     * Written directly: printf is most of the time of a big SVG. */
+    double t = v * 10;
+    if (size >= 24 && t > -1e15 && t < 1e15 && t == (double)(int64_t)t) {
+        int64_t n = (int64_t)t;
+        uint64_t a = n < 0 ? (uint64_t)-n : (uint64_t)n;
+        char tmp[24];
+        size_t k = sizeof tmp;
+        unsigned tenth = (unsigned)(a % 10);
+        a /= 10;
+        do {
+            tmp[--k] = (char)('0' + a % 10);
+            a /= 10;
+        } while (a);
+        if (n < 0)
+            tmp[--k] = '-';
+        size_t o = sizeof tmp - k;
+        memcpy(buf, tmp + k, o);
+        if (tenth) {
+            buf[o++] = '.';
+            buf[o++] = (char)('0' + tenth);
+        }
+        buf[o] = '\0';
+        return buf;
+    }
     pyprof__snprintf_c(buf, size, "%.2f", v);
     char *dot = strchr(buf, '.');
     if (dot) {

@@ -30,14 +30,18 @@ typedef struct pyprof_read_options {
     /** Since version 2: bound on zstd expansion, decoded over compressed
      *  bytes; 0 = default (PYPROF_INPUT_MAX_RATIO_DEFAULT). */
     uint32_t max_ratio;
+    /** Since version 2: threads a reader may use: 0 = as many as help
+     *  (today: two for a big plain collapsed file, if it may run on two CPUs),
+     *  1 = only the caller's.  The profile read is the same either way. */
+    unsigned threads;
 } pyprof_read_options;
 
-/* Version 2 added max_ratio; a caller built against version 1 passes a
- * shorter struct, and the library reads only what its version holds. */
+/* Version 2 added max_ratio and threads; a caller built against version 1
+ * passes a shorter struct, and the library reads only what its version holds. */
 #define PYPROF_READ_OPTIONS_VERSION 2
 #define PYPROF_READ_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, 0                                     \
+        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, 0, 0                                  \
     }
 
 /** Number of registered formats. */

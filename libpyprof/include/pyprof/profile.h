@@ -222,6 +222,13 @@ int pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id pare
 size_t pyprof_profile_stack_count(const pyprof_profile *p);
 const pyprof_stack_node *pyprof_profile_stack_node(const pyprof_profile *p, pyprof_id id);
 pyprof_stack_node *pyprof_profile_stack_node_mut(pyprof_profile *p, pyprof_id id);
+/**
+ * All stack nodes as one array indexed by id, and their number in *n (the
+ * array is NULL when there are none).  Borrowed, and invalidated by adding a
+ * node: for passes over millions of nodes, where a call per node is most of
+ * the cost.
+ */
+const pyprof_stack_node *pyprof_profile_stack_nodes(const pyprof_profile *p, size_t *n);
 /** Children of `node` (PYPROF_NONE: the roots) in insertion order; borrowed. */
 int pyprof_profile_stack_children(pyprof_profile *p, pyprof_id node, const pyprof_id **ids,
                                   size_t *n);

@@ -1,0 +1,163 @@
+/*
+ * collapsed_split.c - reading a big collapsed file on two threads.
+ *
+ * A 1 GB folded file is read at a few hundred MB/s on one core, nearly all
+ * of it spent mapping frames to functions and finding tree nodes.  Lines are
+ * independent, so a plain file is cut at the line boundary nearest its
+ * middle: this thread reads the first half into the profile while a second
+ * thread reads the second half into a profile of its own, and then the
+ * second tree is added to the first in its order of first appearance
+ * (pyprof__collapsed_merge), which gives the functions, strings, node ids
+ * and weights that one pass over the file gives.
+ *
+ * "The same as one pass" is checked, not assumed.  When the second half had
+ * malformed lines (reported by line number), frames that needed UTF-8
+ * repair, or weights whose sums might round differently when summed in two
+ * parts, its work is thrown away and this thread reads on past the middle
+ * as if it had never stopped: slower, never different.  Errors are those of
+ * one pass too: this half's errors come first in the file, and an error in
+ * the other half is found again when this thread reads that half itself.
+ *
+ * Not split: small files (threads cost more than they save), pipes, zstd
+ * (a stream cannot be entered in the middle), UTF-16, and austin and pyflame
+ * files, whose lines depend on earlier ones.
+ */
+#include "config.h"
+
+#if defined(HAVE_PTHREAD)
+#include <pthread.h>
+#include <sched.h>
+#endif
+#include <unistd.h>
+
+#include "collapsed.h"
+
+/* Below this a file is read in well under a tenth of a second, and a
+ * thread and the merge would take a good part of what they save. */
+#define SPLIT_MIN_DEFAULT ((uint64_t)32 << 20)
+
+static uint64_t split_min = SPLIT_MIN_DEFAULT;
+static uint64_t merges; /* for tests: reads whose halves were merged */
+
+uint64_t
+pyprof__collapsed_split_min(uint64_t bytes)
+{
+    uint64_t old = split_min;
+    split_min = bytes;
+    return old;
+}
+
+uint64_t
+pyprof__collapsed_merges(void)
+{
+    return merges;
+}
+
+#if defined(HAVE_PTHREAD)
+
+/* CPUs this process may run on (taskset, cgroup cpusets), else online ones. */
+static long
+usable_cpus(void)
+{
+#if defined(CPU_COUNT)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+#endif
+    return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static void *
+read_half(void *arg)
+{
+    reader *b = arg;
+    int rc = pyprof__collapsed_read_lines(b, false);
+    return rc < 0 ? (void *)b : NULL; /* non-NULL: it failed */
+}
+
+/* Read [0, mid) here and [mid, end) on a second thread; merge, or else
+ * read [mid, end) here too.  Nothing was read if this fails before the
+ * thread starts. */
+static int
+read_halves(reader *a, uint64_t mid, bool *done)
+{
+    int rc;
+    pyprof_error berr = PYPROF_ERROR_INIT;
+    reader b = {.err = &berr, .dialect = a->dialect};
+    pthread_t th;
+    void *failed = NULL;
+    if ((rc = pyprof_profile_new(&b.p)) < 0)
+        return 0; /* read in one pass instead */
+    if (pyprof__input_open_range(&b.in, a->in, mid, UINT64_MAX, &berr) < 0 ||
+        pyprof__input_set_end(a->in, mid) < 0)
+        goto one_pass;
+    /* number parsing creates the C locale once, on first use: not on two
+     * threads at the same time */
+    (void)pyprof__strtod_c("0", NULL);
+    if (pthread_create(&th, NULL, read_half, &b) != 0) {
+        pyprof__input_set_end(a->in, UINT64_MAX);
+        goto one_pass;
+    }
+    *done = true;
+    rc = pyprof__collapsed_read_lines(a, true);
+    pthread_join(th, &failed);
+    if (rc < 0)
+        goto out;
+    if (!failed && pyprof__collapsed_halves_mergeable(a, &b)) {
+        pyprof__collapsed_reader_drop_lookups(&b); /* before a grows */
+        if ((rc = pyprof__collapsed_merge(a, &b)) < 0)
+            rc = pyprof_input_error(a->in, a->err, rc, "collapsed", pyprof_input_offset(a->in),
+                                    "%s", pyprof_status_string(rc));
+        else {
+            merges++;
+            pyprof__input_report_done(a->in);
+        }
+        goto out;
+    }
+    /* the second half's work cannot stand in for one pass: read it here */
+    if ((rc = pyprof__input_set_end(a->in, UINT64_MAX)) == 0)
+        rc = pyprof__collapsed_read_lines(a, false);
+    else
+        rc = pyprof_input_error(a->in, a->err, rc, "collapsed", pyprof_input_offset(a->in),
+                                "cannot read past the middle of the file");
+    goto out;
+one_pass:
+    rc = 0;
+    *done = false;
+out:
+    pyprof_input_close(b.in);
+    pyprof__collapsed_reader_free(&b);
+    pyprof_profile_free(b.p);
+    return rc;
+}
+
+int
+pyprof__collapsed_read_split(reader *r, bool *done)
+{
+    *done = false;
+    int64_t size = pyprof_input_file_size(r->in);
+    if (split_min == SPLIT_MIN_DEFAULT && usable_cpus() < 2)
+        return 0; /* one core: a second thread would only add the merge (tests force it) */
+    if (r->dialect != D_FOLDED || pyprof_input_is_compressed(r->in) || size < 0 ||
+        (uint64_t)size < split_min || size < 2 || pyprof_input_offset(r->in) != 0)
+        return 0;
+    uint64_t mid;
+    pyprof_error ignored = PYPROF_ERROR_INIT;
+    /* the first line that starts at or after the middle */
+    if (pyprof__input_line_start(r->in, (uint64_t)size / 2 - 1, &mid, &ignored) < 0 ||
+        mid >= (uint64_t)size)
+        return 0; /* no line starts after the middle: one pass */
+    return read_halves(r, mid, done);
+}
+
+#else /* no threads: always one pass */
+
+int
+pyprof__collapsed_read_split(reader *r, bool *done)
+{
+    (void)r;
+    *done = false;
+    return 0;
+}
+
+#endif
