@@ -477,6 +477,10 @@ pyprof_input_read_line(pyprof_input *in, const char **line, size_t *len, size_t 
 {
     if (!max_len)
         max_len = LINE_MAX_DEFAULT;
+    /* a line is held whole, so max_bytes bounds it too */
+    bool by_limit = in->max_bytes < max_len;
+    if (by_limit)
+        max_len = (size_t)in->max_bytes;
     if (in->scan < in->start)
         in->scan = in->start;
     for (;;) {
@@ -513,7 +517,8 @@ pyprof_input_read_line(pyprof_input *in, const char **line, size_t *len, size_t 
             return rc;
     }
     return pyprof_error_set(err, PYPROF_ELIMIT, in->name, NULL, -1, (int64_t)in->line + 1,
-                            "line longer than %zu bytes", max_len);
+                            "line longer than %zu bytes%s", max_len,
+                            by_limit ? " (raise the limit with --max-bytes)" : "");
 }
 
 /*
