@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <sched.h>
 #endif
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "collapsed.h"
@@ -37,7 +38,9 @@
 #define SPLIT_MIN_DEFAULT ((uint64_t)32 << 20)
 
 static uint64_t split_min = SPLIT_MIN_DEFAULT;
-static uint64_t merges; /* for tests: reads whose halves were merged */
+/* for tests: reads whose halves were merged (atomic: two reads in two
+ * threads of one program may each merge) */
+static _Atomic uint64_t merges;
 
 uint64_t
 pyprof__collapsed_split_min(uint64_t bytes)
@@ -50,7 +53,7 @@ pyprof__collapsed_split_min(uint64_t bytes)
 uint64_t
 pyprof__collapsed_merges(void)
 {
-    return merges;
+    return atomic_load_explicit(&merges, memory_order_relaxed);
 }
 
 #if defined(HAVE_PTHREAD)
@@ -109,7 +112,7 @@ read_halves(reader *a, uint64_t mid, bool *done)
             rc = pyprof_input_error(a->in, a->err, rc, "collapsed", pyprof_input_offset(a->in),
                                     "%s", pyprof_status_string(rc));
         else {
-            merges++;
+            atomic_fetch_add_explicit(&merges, 1, memory_order_relaxed);
             pyprof__input_report_done(a->in);
         }
         goto out;
