@@ -17,17 +17,7 @@
 
 #include "tap.h"
 
-static unsigned long long rng = 0x9E3779B97F4A7C15ull;
-
-static unsigned
-next(void)
-{
-    /* xorshift64*: deterministic, so a failure is reproducible */
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (unsigned)((rng * 2685821657736338717ull) >> 32);
-}
+static unsigned long long rng = 0x9E3779B97F4A7C15ull; /* tap_rand's seed */
 
 static int bad_errors;
 static char first_bad[2048];
@@ -55,26 +45,11 @@ try_read(const unsigned char *data, size_t len, const char *what)
     pyprof_input_close(in);
 }
 
-static unsigned char *
-slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
-    *len = fread(b, 1, n > 0 ? (size_t)n : 0, f);
-    fclose(f);
-    return b;
-}
-
 static void
 mutate_file(const char *path, int flips)
 {
     size_t len;
-    unsigned char *orig = slurp(path, &len);
+    unsigned char *orig = tap_slurp(path, &len);
     if (!orig || len == 0 || len > (4u << 20)) {
         free(orig);
         return;
@@ -90,12 +65,12 @@ mutate_file(const char *path, int flips)
     }
     for (int i = 0; i < flips; i++) {
         memcpy(buf, orig, len);
-        int k = 1 + (int)(next() % 4);
+        int k = 1 + (int)(tap_rand(&rng) % 4);
         for (int j = 0; j < k; j++) {
-            size_t at = next() % len;
-            buf[at] ^= (unsigned char)(1u << (next() % 8));
-            if (next() % 4 == 0)
-                buf[at] = (unsigned char)next(); /* sometimes a whole new byte */
+            size_t at = tap_rand(&rng) % len;
+            buf[at] ^= (unsigned char)(1u << (tap_rand(&rng) % 8));
+            if (tap_rand(&rng) % 4 == 0)
+                buf[at] = (unsigned char)tap_rand(&rng); /* sometimes a whole new byte */
         }
         snprintf(what, sizeof what, "flip %d", i);
         try_read(buf, len, what);

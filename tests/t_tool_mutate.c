@@ -80,43 +80,8 @@ static const struct fixture {
 };
 
 static char tmpdir[1024];
-static char tooldir[1024]; /* where the programs are */
-static unsigned long long rng = 0x2545F4914F6CDD1Dull;
-
-static unsigned
-next(void)
-{
-    /* xorshift64*: seeded, so every failure is reproducible */
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (unsigned)((rng * 2685821657736338717ull) >> 32);
-}
-
-static unsigned char *
-slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *b = malloc(cap);
-    size_t k;
-    while (b && (k = fread(b + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap) {
-            unsigned char *nb = realloc(b, cap *= 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-            }
-            b = nb;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return b;
-}
+static char tooldir[1024];                             /* where the programs are */
+static unsigned long long rng = 0x2545F4914F6CDD1Dull; /* tap_rand's seed */
 
 static bool
 spit(const char *path, const void *data, size_t len)
@@ -183,15 +148,10 @@ run_tool(const tool *t, const char *in, const char *out)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     size_t elen = 0, olen = 0, flen = 0;
-    unsigned char *err = slurp(errpath, &elen);
-    unsigned char *sout = slurp(outpath, &olen);
-    unsigned char *file = slurp(out, &flen);
-    char *e = err ? (char *)err : "";
-    if (err) {
-        err = realloc(err, elen + 1);
-        e = (char *)err;
-        e[elen] = '\0';
-    }
+    unsigned char *err = tap_slurp(errpath, &elen);
+    unsigned char *sout = tap_slurp(outpath, &olen);
+    unsigned char *file = tap_slurp(out, &flen);
+    char *e = err ? (char *)err : ""; /* tap_slurp ends it with a NUL */
 
     if (WIFSIGNALED(st)) {
         snprintf(r.why, sizeof r.why, "%s",
@@ -312,7 +272,7 @@ main(void)
     for (size_t f = 0; f < sizeof fixtures / sizeof fixtures[0]; f++) {
         const struct fixture *fx = &fixtures[f];
         size_t len;
-        unsigned char *orig = slurp(tap_fixture(fx->path), &len);
+        unsigned char *orig = tap_slurp(tap_fixture(fx->path), &len);
         if (!orig || len < 8) {
             TAP_OK(0, "%s: fixture readable", fx->path);
             free(orig);
@@ -342,11 +302,11 @@ main(void)
         }
         for (long i = 0; i < flips; i++) {
             memcpy(m, orig, len);
-            unsigned nflip = 1 + next() % 4;
+            unsigned nflip = 1 + tap_rand(&rng) % 4;
             size_t first = 0;
             for (unsigned k = 0; k < nflip; k++) {
-                size_t at = next() % len;
-                m[at] ^= (unsigned char)(1 + next() % 255);
+                size_t at = tap_rand(&rng) % len;
+                m[at] ^= (unsigned char)(1 + tap_rand(&rng) % 255);
                 if (k == 0)
                     first = at;
             }

@@ -77,6 +77,44 @@ tap_done(void)
     return tap_failed ? 1 : 0;
 }
 
+/* xorshift64*: seeded random numbers, so every failure a mutation test
+ * finds is reproducible from its seed. */
+static inline unsigned
+tap_rand(unsigned long long *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return (unsigned)((*state * 2685821657736338717ull) >> 32);
+}
+
+/* The whole file at `path`, NUL-terminated (the NUL is not counted in
+ * `*len`), or NULL if it cannot be read.  The caller frees it. */
+static inline unsigned char *
+tap_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, k;
+    unsigned char *b = malloc(cap + 1);
+    while (b && (k = fread(b + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) {
+            unsigned char *nb = realloc(b, (cap *= 2) + 1);
+            if (!nb)
+                free(b);
+            b = nb;
+        }
+    }
+    fclose(f);
+    if (b) {
+        b[n] = '\0';
+        *len = n;
+    }
+    return b;
+}
+
 /* Directory holding the fixtures: $top_srcdir/tests/fixtures. */
 static inline const char *
 tap_fixture(const char *rel)

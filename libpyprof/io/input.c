@@ -559,10 +559,10 @@ pyprof_input_slurp(pyprof_input *in, const unsigned char **data, size_t *len, py
         int rc = fill(in, in->end - in->start + RAW_SIZE, err);
         if (rc < 0)
             return rc;
-        if (in->end - in->start > in->max_bytes)
-            return too_much(in, err);
     }
-    if (in->end - in->start > in->max_bytes) /* a probe may have read it all */
+    /* the window stops growing a little past max_bytes (make_room); what
+     * is held is checked exactly here, also when a probe read it all */
+    if (in->end - in->start > in->max_bytes)
         return too_much(in, err);
     *data = in->buf ? in->buf + in->start : (const unsigned char *)"";
     *len = in->end - in->start;
