@@ -76,23 +76,6 @@ fcache_find(const reader *r, const char *f, size_t n, uint64_t h)
     return PYPROF_NONE;
 }
 
-/*
- * A zeroed hash table whose pages are written now.  calloc hands back big
- * blocks as fresh mappings of the shared zero page; probing them reads
- * first, and the first store into each page is then a copy-on-write that
- * must flush the TLB of every CPU the process runs on.  With the second
- * reading thread (collapsed_split.c) that was a third of the time of a
- * 100 MB file.  Writing the zeros faults each page in once, for writing.
- */
-static void *
-table_alloc(size_t n, size_t size)
-{
-    void *t = pyprof__malloc(n * size); /* n is a power of two under 2^32 */
-    if (t)
-        memset(t, 0, n * size);
-    return t;
-}
-
 static int
 fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
 {
@@ -100,7 +83,7 @@ fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
         return 0;
     if ((r->fc_used + 1) * 2 > (r->fc ? r->fc_mask + 1 : 0)) {
         size_t ncap = r->fc ? (r->fc_mask + 1) * 2 : 4096;
-        struct frame_cache *nc = table_alloc(ncap, sizeof(*nc));
+        struct frame_cache *nc = pyprof__zalloc(ncap, sizeof(*nc));
         if (!nc)
             return PYPROF_ENOMEM;
         for (size_t i = 0; r->fc && i <= r->fc_mask; i++) {
@@ -255,7 +238,7 @@ path_grow(reader *r)
     if (!nt)
         return PYPROF_ENOMEM;
     advise_huge(nt, ncap * sizeof(*nt));
-    memset(nt, 0, ncap * sizeof(*nt)); /* written, not calloc'd: see table_alloc */
+    memset(nt, 0, ncap * sizeof(*nt)); /* written, not calloc'd: see pyprof__zalloc */
     for (size_t i = 0; r->path_tab && i <= r->path_mask; i++) {
         uint64_t e = r->path_tab[i];
         if (!e)

@@ -42,6 +42,9 @@ pyprof__add_overflows(size_t a, size_t b, size_t *r)
  * comes back as PYPROF_ENOMEM without a leak. */
 void *pyprof__malloc(size_t n);
 void *pyprof__calloc(size_t n, size_t size);
+/* Zeroed like calloc, but with every page written now: for big tables that
+ * are read before they are written (see alloc.c). */
+void *pyprof__zalloc(size_t n, size_t size);
 void *pyprof__realloc(void *p, size_t n);
 /* realloc of n*size bytes with overflow checking */
 void *pyprof__reallocarray(void *p, size_t n, size_t size);

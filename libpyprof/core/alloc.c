@@ -44,6 +44,25 @@ pyprof__calloc(size_t n, size_t size)
     return calloc(n ? n : 1, size ? size : 1);
 }
 
+/*
+ * calloc hands back a big block as a fresh mapping of the shared zero page.
+ * Code that reads a slot before it writes it (a += into a table) then takes
+ * two faults a page: the read maps the zero page, the first store copies it
+ * and must flush the TLB of every CPU the process has run on.  Writing the
+ * zeros at once faults each page in a single time, for writing.
+ */
+void *
+pyprof__zalloc(size_t n, size_t size)
+{
+    size_t bytes;
+    if (pyprof__mul_overflows(n ? n : 1, size ? size : 1, &bytes))
+        return NULL;
+    void *p = pyprof__malloc(bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 void *
 pyprof__realloc(void *p, size_t n)
 {

@@ -209,8 +209,9 @@ sum_totals(walk *w)
     size_t n;
     w->nodes = pyprof_profile_stack_nodes(w->p, &n);
     w->nt = n + 1;
-    w->total_w = pyprof__calloc(w->nt, sizeof(*w->total_w));
-    w->flags = pyprof__calloc(w->nt, 1);
+    /* written zeros: the pass below adds into slots before it stores */
+    w->total_w = pyprof__zalloc(w->nt, sizeof(*w->total_w));
+    w->flags = pyprof__zalloc(w->nt, 1);
     if (!w->total_w || !w->flags)
         return PYPROF_ENOMEM;
     for (size_t k = w->nt; k-- > 1;) {
