@@ -1,7 +1,9 @@
 /*
  * scene_svg.c - the SVG backend: libxml2's xmlTextWriter streams the scene
- * into a pyprof_output, so escaping and well-formedness are libxml2's job
- * (model strings are valid UTF-8, which libxml2 does not check for us).
+ * into a pyprof_output.  The document's frame is written call by call; the
+ * items are assembled as markup here, escaped byte for byte as the writer
+ * would (svg_markup.c), and handed to the writer in large raw pieces.
+ * Model strings are valid UTF-8, which libxml2 does not check for us.
  * Numbers are written in the C locale with at most two decimals and no
  * trailing zeros, which keeps files small and byte-stable.
  */
@@ -10,6 +12,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "scene.h"
+#include "svg_markup.h"
 
 static int
 out_write(void *ctx, const char *buf, int len)
@@ -25,48 +28,28 @@ out_close(void *ctx)
     return 0;
 }
 
-/* "%.2f" without trailing zeros: 10 / 10.5 / 10.25 */
-static const char *
-num(char *buf, size_t size, double v)
+/* "%.2f" without trailing zeros: 10 / 10.5 / 10.25, in a buffer of `size`
+ * bytes (truncated as snprintf would). */
+static size_t
+num_len(char *buf, size_t size, double v)
 {
     if (v > -0.005 && v < 0.005)
         v = 0; /* no "-0" */
-    /* Most coordinates are whole or tenths (flamegraph.pl rounds to 0.1):
-     * when v * 10 rounds to an integer n, v is n / 10 to far better than
-     * 0.005, so "%.2f" would print n / 10 and a zero that is trimmed.
-     * Written directly: printf is most of the time of a big SVG. */
-    double t = v * 10;
-    if (size >= 24 && t > -1e15 && t < 1e15 && t == (double)(int64_t)t) {
-        int64_t n = (int64_t)t;
-        uint64_t a = n < 0 ? (uint64_t)-n : (uint64_t)n;
-        char tmp[24];
-        size_t k = sizeof tmp;
-        unsigned tenth = (unsigned)(a % 10);
-        a /= 10;
-        do {
-            tmp[--k] = (char)('0' + a % 10);
-            a /= 10;
-        } while (a);
-        if (n < 0)
-            tmp[--k] = '-';
-        size_t o = sizeof tmp - k;
-        memcpy(buf, tmp + k, o);
-        if (tenth) {
-            buf[o++] = '.';
-            buf[o++] = (char)('0' + tenth);
-        }
-        buf[o] = '\0';
-        return buf;
+    size_t n = pyprof__fmt_fixed2(buf, size, v);
+    if (memchr(buf, '.', n)) {
+        while (buf[n - 1] == '0')
+            n--;
+        if (buf[n - 1] == '.')
+            n--;
+        buf[n] = '\0';
     }
-    pyprof__snprintf_c(buf, size, "%.2f", v);
-    char *dot = strchr(buf, '.');
-    if (dot) {
-        char *end = buf + strlen(buf) - 1;
-        while (end > dot && *end == '0')
-            *end-- = '\0';
-        if (end == dot)
-            *dot = '\0';
-    }
+    return n;
+}
+
+static const char *
+num(char *buf, size_t size, double v)
+{
+    num_len(buf, size, v);
     return buf;
 }
 
@@ -79,10 +62,32 @@ color(char *buf, size_t size, pyprof__rgba c)
     return buf;
 }
 
+/* The document's frame (root, defs, style, script) goes through the
+ * xmlTextWriter call by call.  The items, thousands of small elements, are
+ * assembled in `b` with the same bytes the writer would produce for them
+ * and handed to it in large raw pieces: its per-call bookkeeping (element
+ * stack, attribute state, small buffer appends) was most of the time of a
+ * big flame graph. */
 struct w {
     xmlTextWriterPtr x;
     int bad;
+    pyprof__svgbuf b;
+    size_t groups; /* <g> elements opened in b and not yet closed */
+    bool open;     /* the last start tag in b is still taking attributes */
 };
+
+/* b goes to the writer once this big (a few output buffers' worth) */
+#define FLUSH_AT (64 * 1024)
+
+static void
+flush(struct w *w)
+{
+    if (w->b.bad)
+        w->bad = 1;
+    else if (w->b.len && xmlTextWriterWriteRawLen(w->x, BAD_CAST w->b.p, (int)w->b.len) < 0)
+        w->bad = 1;
+    w->b.len = 0;
+}
 
 static void
 attr(struct w *w, const char *name, const char *value)
@@ -112,149 +117,257 @@ end(struct w *w)
         w->bad = 1;
 }
 
+/* ---- items, as raw markup in w->b ------------------------------------------------------- */
+
+static void
+put(struct w *w, const char *s)
+{
+    pyprof__svgbuf_put(&w->b, s, strlen(s));
+}
+
+/* What the writer does before any content: end a start tag with ">". */
+static void
+content(struct w *w)
+{
+    if (w->open)
+        PYPROF__SVGBUF_LIT(&w->b, ">");
+    w->open = false;
+}
+
+static void
+rstart(struct w *w, const char *name)
+{
+    content(w);
+    PYPROF__SVGBUF_LIT(&w->b, "<");
+    put(w, name);
+    w->open = true;
+}
+
+/* The end of an element without children ("/>") or with ("</name>"). */
+static void
+rend(struct w *w, const char *name)
+{
+    if (w->open) {
+        PYPROF__SVGBUF_LIT(&w->b, "/>");
+    } else {
+        PYPROF__SVGBUF_LIT(&w->b, "</");
+        put(w, name);
+        PYPROF__SVGBUF_LIT(&w->b, ">");
+    }
+    w->open = false;
+}
+
+static void
+rattr(struct w *w, const char *name, const char *value)
+{
+    PYPROF__SVGBUF_LIT(&w->b, " ");
+    put(w, name);
+    PYPROF__SVGBUF_LIT(&w->b, "=\"");
+    pyprof__svgbuf_attr(&w->b, value);
+    PYPROF__SVGBUF_LIT(&w->b, "\"");
+}
+
+/* a number, in a buffer of `size` bytes as the writer had it */
+static void
+rnum(struct w *w, double v, size_t size)
+{
+    char b[64];
+    pyprof__svgbuf_put(&w->b, b, num_len(b, size, v));
+}
+
+/* numbers need no escaping: digits, '-', '.', or inf/nan */
+static void
+rattr_num(struct w *w, const char *name, double v)
+{
+    PYPROF__SVGBUF_LIT(&w->b, " ");
+    put(w, name);
+    PYPROF__SVGBUF_LIT(&w->b, "=\"");
+    rnum(w, v, 64);
+    PYPROF__SVGBUF_LIT(&w->b, "\"");
+}
+
+static void
+rtext(struct w *w, const char *text)
+{
+    if (!text) {
+        w->bad = 1; /* as xmlTextWriterWriteString(NULL) */
+        return;
+    }
+    content(w);
+    pyprof__svgbuf_text(&w->b, text);
+}
+
+/* "rgb(r,g,b)" or "none" */
+static void
+rattr_color(struct w *w, const char *name, pyprof__rgba c)
+{
+    PYPROF__SVGBUF_LIT(&w->b, " ");
+    put(w, name);
+    if (c.a == 0) {
+        PYPROF__SVGBUF_LIT(&w->b, "=\"none\"");
+        return;
+    }
+    char b[32], *o = b;
+    uint8_t ch[3] = {c.r, c.g, c.b};
+    memcpy(o, "=\"rgb(", 6);
+    o += 6;
+    for (int i = 0; i < 3; i++) {
+        if (ch[i] >= 100)
+            *o++ = (char)('0' + ch[i] / 100);
+        if (ch[i] >= 10)
+            *o++ = (char)('0' + ch[i] / 10 % 10);
+        *o++ = (char)('0' + ch[i] % 10);
+        *o++ = i < 2 ? ',' : ')';
+    }
+    *o++ = '"';
+    pyprof__svgbuf_put(&w->b, b, (size_t)(o - b));
+}
+
 static void
 common_attrs(struct w *w, const pyprof__item *it)
 {
     if (it->id)
-        attr(w, "id", it->id);
+        rattr(w, "id", it->id);
     if (it->cls)
-        attr(w, "class", it->cls);
+        rattr(w, "class", it->cls);
     for (size_t i = 0; i < it->nattrs; i++)
-        attr(w, it->attrs[2 * i], it->attrs[2 * i + 1]);
+        rattr(w, it->attrs[2 * i], it->attrs[2 * i + 1]);
 }
 
 static void
 stroke_attrs(struct w *w, const pyprof__item *it)
 {
-    char b[64];
-    attr(w, "stroke", color(b, sizeof b, it->stroke));
+    rattr_color(w, "stroke", it->stroke);
     if (it->stroke.a && it->stroke.a != 255)
-        attr_num(w, "stroke-opacity", it->stroke.a / 255.0);
+        rattr_num(w, "stroke-opacity", it->stroke.a / 255.0);
     if (it->stroke_width > 0)
-        attr_num(w, "stroke-width", it->stroke_width);
+        rattr_num(w, "stroke-width", it->stroke_width);
     if (it->dashed && it->dash[0] > 0) {
-        char on[32], off[32];
-        pyprof__snprintf_c(b, sizeof b, "%s,%s", num(on, sizeof on, it->dash[0]),
-                           num(off, sizeof off, it->dash[1]));
-        attr(w, "stroke-dasharray", b);
+        PYPROF__SVGBUF_LIT(&w->b, " stroke-dasharray=\"");
+        rnum(w, it->dash[0], 32);
+        PYPROF__SVGBUF_LIT(&w->b, ",");
+        rnum(w, it->dash[1], 32);
+        PYPROF__SVGBUF_LIT(&w->b, "\"");
     } else if (it->dashed) {
-        attr(w, "stroke-dasharray", "4,3");
+        PYPROF__SVGBUF_LIT(&w->b, " stroke-dasharray=\"4,3\"");
     }
 }
 
 static void
 fill_attrs(struct w *w, pyprof__rgba c)
 {
-    char b[64];
-    attr(w, "fill", color(b, sizeof b, c));
+    rattr_color(w, "fill", c);
     if (c.a && c.a != 255)
-        attr_num(w, "fill-opacity", c.a / 255.0);
+        rattr_num(w, "fill-opacity", c.a / 255.0);
 }
 
 static void
 points_attr(struct w *w, const pyprof__item *it)
 {
-    /* built in one buffer: "x,y x,y ..." (at most ~40 bytes a point) */
-    size_t cap = it->npoints * 48 + 1;
-    char *buf = pyprof__malloc(cap);
-    if (!buf) {
-        w->bad = 1;
-        return;
-    }
-    size_t o = 0;
+    PYPROF__SVGBUF_LIT(&w->b, " points=\"");
     for (size_t i = 0; i < it->npoints; i++) {
-        char a[32], b[32];
-        o += (size_t)pyprof__snprintf_c(buf + o, cap - o, "%s%s,%s", i ? " " : "",
-                                        num(a, sizeof a, it->points[2 * i]),
-                                        num(b, sizeof b, it->points[2 * i + 1]));
+        if (i)
+            PYPROF__SVGBUF_LIT(&w->b, " ");
+        rnum(w, it->points[2 * i], 32);
+        PYPROF__SVGBUF_LIT(&w->b, ",");
+        rnum(w, it->points[2 * i + 1], 32);
     }
-    buf[o] = '\0';
-    attr(w, "points", buf);
-    pyprof__free(buf);
+    PYPROF__SVGBUF_LIT(&w->b, "\"");
 }
 
 static void
 item(struct w *w, const pyprof__item *it)
 {
-    char b[96];
     switch (it->kind) {
     case PYPROF__ITEM_GROUP_BEGIN:
-        start(w, "g");
+        rstart(w, "g");
         common_attrs(w, it);
+        w->groups++;
         if (it->text) {
-            start(w, "title");
-            if (xmlTextWriterWriteString(w->x, BAD_CAST it->text) < 0)
-                w->bad = 1;
-            end(w);
+            rstart(w, "title");
+            rtext(w, it->text);
+            rend(w, "title");
         }
         break;
     case PYPROF__ITEM_GROUP_END:
-        end(w);
+        if (w->groups) {
+            w->groups--;
+            rend(w, "g");
+        } else { /* not opened here: the writer knows what it closes */
+            flush(w);
+            end(w);
+        }
         break;
     case PYPROF__ITEM_RECT:
-        start(w, "rect");
-        attr_num(w, "x", it->x);
-        attr_num(w, "y", it->y);
-        attr_num(w, "width", it->w);
-        attr_num(w, "height", it->h);
+        rstart(w, "rect");
+        rattr_num(w, "x", it->x);
+        rattr_num(w, "y", it->y);
+        rattr_num(w, "width", it->w);
+        rattr_num(w, "height", it->h);
         fill_attrs(w, it->fill);
         if (it->stroke.a)
             stroke_attrs(w, it);
         if (it->rx > 0) {
-            attr_num(w, "rx", it->rx);
-            attr_num(w, "ry", it->rx);
+            rattr_num(w, "rx", it->rx);
+            rattr_num(w, "ry", it->rx);
         }
         common_attrs(w, it);
-        end(w);
+        rend(w, "rect");
         break;
     case PYPROF__ITEM_LINE:
-        start(w, "line");
-        attr_num(w, "x1", it->x);
-        attr_num(w, "y1", it->y);
-        attr_num(w, "x2", it->w);
-        attr_num(w, "y2", it->h);
+        rstart(w, "line");
+        rattr_num(w, "x1", it->x);
+        rattr_num(w, "y1", it->y);
+        rattr_num(w, "x2", it->w);
+        rattr_num(w, "y2", it->h);
         stroke_attrs(w, it);
         common_attrs(w, it);
-        end(w);
+        rend(w, "line");
         break;
     case PYPROF__ITEM_POLYLINE:
-        start(w, "polyline");
+        rstart(w, "polyline");
         points_attr(w, it);
-        attr(w, "fill", "none");
+        PYPROF__SVGBUF_LIT(&w->b, " fill=\"none\"");
         stroke_attrs(w, it);
         common_attrs(w, it);
-        end(w);
+        rend(w, "polyline");
         break;
     case PYPROF__ITEM_POLYGON:
-        start(w, "polygon");
+        rstart(w, "polygon");
         points_attr(w, it);
         fill_attrs(w, it->fill);
         common_attrs(w, it);
-        end(w);
+        rend(w, "polygon");
         break;
     case PYPROF__ITEM_TEXT:
-        start(w, "text");
-        attr_num(w, "x", it->x);
-        attr_num(w, "y", it->y);
+        rstart(w, "text");
+        rattr_num(w, "x", it->x);
+        rattr_num(w, "y", it->y);
         if (it->anchor != PYPROF__ANCHOR_START)
-            attr(w, "text-anchor", it->anchor == PYPROF__ANCHOR_MIDDLE ? "middle" : "end");
-        attr_num(w, "font-size", it->font_size);
+            rattr(w, "text-anchor", it->anchor == PYPROF__ANCHOR_MIDDLE ? "middle" : "end");
+        rattr_num(w, "font-size", it->font_size);
         if (it->bold)
-            attr(w, "font-weight", "bold");
+            PYPROF__SVGBUF_LIT(&w->b, " font-weight=\"bold\"");
         if (it->rotate != 0) {
-            char x[32], y[32], r[32];
+            /* rare (axis labels): printf, into the buffer sizes it always had */
+            char b[96], r[32], x[32], y[32];
             pyprof__snprintf_c(b, sizeof b, "rotate(%s %s %s)", num(r, sizeof r, it->rotate),
                                num(x, sizeof x, it->x), num(y, sizeof y, it->y));
-            attr(w, "transform", b);
+            rattr(w, "transform", b);
         }
         if (!(it->fill.r == 0 && it->fill.g == 0 && it->fill.b == 0 && it->fill.a == 255))
             fill_attrs(w, it->fill);
         common_attrs(w, it);
-        if (xmlTextWriterWriteString(w->x, BAD_CAST it->text) < 0)
-            w->bad = 1;
-        end(w);
+        rtext(w, it->text);
+        rend(w, "text");
         break;
     }
+    if (it->kind != PYPROF__ITEM_GROUP_BEGIN) {
+        content(w);
+        PYPROF__SVGBUF_LIT(&w->b, "\n");
+    }
+    if (w->b.len >= FLUSH_AT)
+        flush(w);
 }
 
 int
@@ -264,7 +377,7 @@ pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *
     if (!ob)
         return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
                                 "out of memory");
-    struct w w = {xmlNewTextWriter(ob), 0};
+    struct w w = {.x = xmlNewTextWriter(ob)};
     if (!w.x) {
         xmlOutputBufferClose(ob);
         return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
@@ -357,12 +470,12 @@ pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *
     end(&w);
     xmlTextWriterWriteString(w.x, BAD_CAST "\n");
 
-    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
-        const pyprof__item *it = pyprof__scene_item(s, i);
-        item(&w, it);
-        if (it->kind != PYPROF__ITEM_GROUP_BEGIN)
-            xmlTextWriterWriteString(w.x, BAD_CAST "\n");
-    }
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++)
+        item(&w, pyprof__scene_item(s, i));
+    for (; w.groups; w.groups--) /* as the writer closes what is left open */
+        rend(&w, "g");
+    flush(&w);
+    pyprof__svgbuf_free(&w.b);
     if (xmlTextWriterEndDocument(w.x) < 0)
         w.bad = 1;
     xmlFreeTextWriter(w.x); /* flushes and closes ob */
