@@ -61,13 +61,13 @@ parse_count(const char *s)
 }
 
 /* Appending as snprintf into out[size] would: at most size - 1 bytes. */
-typedef struct tip {
+typedef struct tipbuf {
     char *p;
     size_t size, len;
-} tip;
+} tipbuf;
 
 static void
-tip_put(tip *t, const char *s, size_t n)
+tip_put(tipbuf *t, const char *s, size_t n)
 {
     size_t room = t->size - 1 - t->len;
     if (n > room)
@@ -78,7 +78,7 @@ tip_put(tip *t, const char *s, size_t n)
 }
 
 static void
-tip_str(tip *t, const char *s)
+tip_str(tipbuf *t, const char *s)
 {
     tip_put(t, s, strlen(s));
 }
@@ -92,7 +92,7 @@ tooltip(const pyprof_flame *f, const pyprof_flame_frame *fr, char *out, size_t s
     double factor = f->o.factor;
     double count = (fr->end - fr->start) * factor;
     count_commas(n, sizeof n, count);
-    tip t = {out, size, 0};
+    tipbuf t = {out, size, 0};
     out[0] = '\0';
     if (fr->depth == 0) {
         tip_str(&t, "all (");
@@ -170,8 +170,27 @@ text_id(pyprof__scene *s, double x, double y, const char *text, double size, pyp
     return rc;
 }
 
-int
-pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
+/* A frame's tooltip, its label and the label's baseline. */
+static void
+frame_texts(const pyprof_flame *f, const pyprof_flame_frame *fr, double ppu, char *tip,
+            size_t tipsize, char *lab, size_t labsize, double *label_y)
+{
+    const pyprof_flame_options *o = &f->o;
+    double fs = o->fontsize;
+    tooltip(f, fr, tip, tipsize);
+    double x1 = FLAME_XPAD + fr->start * ppu, x2 = FLAME_XPAD + fr->end * ppu;
+    if (fr->depth == 0) {
+        snprintf(lab, labsize, "%s", (x2 - x1) / (fs * o->fontwidth) >= 3 ? "all" : "");
+    } else {
+        label(f, fr, x2 - x1, lab, labsize);
+    }
+    *label_y = 3 + fr->y + fr->h / 2 + (o->inverted ? 0 : 0);
+}
+
+/* The scene; with `frames` false, without the frames and with their
+ * group, <g id="frames">, left open (pyprof_flame_write_svg streams them). */
+static int
+flame_scene(const pyprof_flame *f, bool interactive, bool frames, pyprof__scene **out)
 {
     int rc;
     pyprof__scene *s;
@@ -243,24 +262,21 @@ pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out
     }
     TRY(pyprof__scene_group_begin(s, NULL));
     TRY(pyprof__scene_id(s, "frames"));
-    double ppu = (W - 2 * FLAME_XPAD) / f->total;
-    for (size_t i = 0; i < f->nframes; i++) {
-        const pyprof_flame_frame *fr = &f->frames[i];
-        tooltip(f, fr, buf, sizeof buf);
-        TRY(pyprof__scene_group_begin(s, buf));
-        TRY(pyprof__scene_rect(s, fr->x, fr->y, fr->w, fr->h, PYPROF__RGB(fr->r, fr->g, fr->b),
-                               PYPROF__NO_COLOR, 0, 2));
-        double x1 = FLAME_XPAD + fr->start * ppu, x2 = FLAME_XPAD + fr->end * ppu;
-        if (fr->depth == 0) {
-            snprintf(lab, sizeof lab, "%s", (x2 - x1) / (fs * o->fontwidth) >= 3 ? "all" : "");
-        } else {
-            label(f, fr, x2 - x1, lab, sizeof lab);
+    if (frames) {
+        double ppu = (W - 2 * FLAME_XPAD) / f->total;
+        for (size_t i = 0; i < f->nframes; i++) {
+            const pyprof_flame_frame *fr = &f->frames[i];
+            double ly;
+            frame_texts(f, fr, ppu, buf, sizeof buf, lab, sizeof lab, &ly);
+            TRY(pyprof__scene_group_begin(s, buf));
+            TRY(pyprof__scene_rect(s, fr->x, fr->y, fr->w, fr->h, PYPROF__RGB(fr->r, fr->g, fr->b),
+                                   PYPROF__NO_COLOR, 0, 2));
+            TRY(pyprof__scene_text(s, fr->x + 3, ly, lab, fs, PYPROF__ANCHOR_START,
+                                   PYPROF__RGB(0, 0, 0)));
+            TRY(pyprof__scene_group_end(s));
         }
-        TRY(pyprof__scene_text(s, fr->x + 3, 3 + fr->y + fr->h / 2 + (o->inverted ? 0 : 0), lab, fs,
-                               PYPROF__ANCHOR_START, PYPROF__RGB(0, 0, 0)));
         TRY(pyprof__scene_group_end(s));
     }
-    TRY(pyprof__scene_group_end(s));
 #undef TRY
 out:
     if (rc < 0) {
@@ -272,16 +288,53 @@ out:
 }
 
 int
+pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
+{
+    return flame_scene(f, interactive, true, out);
+}
+
+/* The frames go straight to the SVG as items on the stack: storing four
+ * items and two strings a frame in the scene first cost as much as
+ * writing them.  The bytes are those of pyprof__flame_scene's scene. */
+int
 pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
 {
     pyprof__scene *s;
-    int rc = pyprof__flame_scene(f, true, &s);
+    int rc = flame_scene(f, true, false, &s);
     if (rc < 0)
         return pyprof_error_set(err, rc, pyprof_output_name(o), "svg", -1, 0, "%s",
                                 pyprof_status_string(rc));
-    rc = pyprof__scene_write_svg(s, o, err);
+    pyprof__svg_stream *st;
+    rc = pyprof__svg_stream_open(&st, s, o, err);
     pyprof__scene_free(s);
-    return rc;
+    if (rc < 0)
+        return rc;
+    char tip[4096], lab[1024];
+    pyprof__item group = {.kind = PYPROF__ITEM_GROUP_BEGIN, .text = tip};
+    pyprof__item rect = {.kind = PYPROF__ITEM_RECT, .stroke = PYPROF__NO_COLOR, .rx = 2};
+    pyprof__item text = {.kind = PYPROF__ITEM_TEXT,
+                         .text = lab,
+                         .font_size = f->o.fontsize,
+                         .anchor = PYPROF__ANCHOR_START,
+                         .fill = PYPROF__RGB(0, 0, 0)};
+    pyprof__item group_end = {.kind = PYPROF__ITEM_GROUP_END};
+    double ppu = (f->width - 2 * FLAME_XPAD) / f->total;
+    for (size_t i = 0; i < f->nframes; i++) {
+        const pyprof_flame_frame *fr = &f->frames[i];
+        frame_texts(f, fr, ppu, tip, sizeof tip, lab, sizeof lab, &text.y);
+        rect.x = fr->x;
+        rect.y = fr->y;
+        rect.w = fr->w;
+        rect.h = fr->h;
+        rect.fill = PYPROF__RGB(fr->r, fr->g, fr->b);
+        text.x = fr->x + 3;
+        pyprof__svg_stream_write(st, &group);
+        pyprof__svg_stream_write(st, &rect);
+        pyprof__svg_stream_write(st, &text);
+        pyprof__svg_stream_write(st, &group_end);
+    }
+    pyprof__svg_stream_write(st, &group_end); /* <g id="frames"> */
+    return pyprof__svg_stream_close(st, err);
 }
 
 int

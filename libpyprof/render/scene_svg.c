@@ -370,43 +370,56 @@ item(struct w *w, const pyprof__item *it)
         flush(w);
 }
 
+struct pyprof__svg_stream {
+    struct w w;
+    pyprof_output *o;
+};
+
 int
-pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *err)
+pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof_output *o,
+                        pyprof_error *err)
 {
-    xmlOutputBufferPtr ob = xmlOutputBufferCreateIO(out_write, out_close, o, NULL);
-    if (!ob)
-        return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
-                                "out of memory");
-    struct w w = {.x = xmlNewTextWriter(ob)};
-    if (!w.x) {
-        xmlOutputBufferClose(ob);
+    *out = NULL;
+    pyprof__svg_stream *st = pyprof__calloc(1, sizeof(*st));
+    xmlOutputBufferPtr ob = st ? xmlOutputBufferCreateIO(out_write, out_close, o, NULL) : NULL;
+    if (!ob) {
+        pyprof__free(st);
         return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
                                 "out of memory");
     }
-    xmlTextWriterSetIndent(w.x, 0);
-    if (xmlTextWriterStartDocument(w.x, "1.0", "UTF-8", "no") < 0)
-        w.bad = 1;
-    start(&w, "svg");
-    attr(&w, "version", "1.1");
-    attr_num(&w, "width", pyprof__scene_width(s));
-    attr_num(&w, "height", pyprof__scene_height(s));
+    st->o = o;
+    struct w *w = &st->w;
+    w->x = xmlNewTextWriter(ob);
+    if (!w->x) {
+        xmlOutputBufferClose(ob);
+        pyprof__free(st);
+        return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
+                                "out of memory");
+    }
+    xmlTextWriterSetIndent(w->x, 0);
+    if (xmlTextWriterStartDocument(w->x, "1.0", "UTF-8", "no") < 0)
+        w->bad = 1;
+    start(w, "svg");
+    attr(w, "version", "1.1");
+    attr_num(w, "width", pyprof__scene_width(s));
+    attr_num(w, "height", pyprof__scene_height(s));
     char vb[128], a[32], b[32];
     pyprof__snprintf_c(vb, sizeof vb, "0 0 %s %s", num(a, sizeof a, pyprof__scene_width(s)),
                        num(b, sizeof b, pyprof__scene_height(s)));
-    attr(&w, "viewBox", vb);
-    attr(&w, "xmlns", "http://www.w3.org/2000/svg");
-    attr(&w, "xmlns:xlink", "http://www.w3.org/1999/xlink");
+    attr(w, "viewBox", vb);
+    attr(w, "xmlns", "http://www.w3.org/2000/svg");
+    attr(w, "xmlns:xlink", "http://www.w3.org/1999/xlink");
     const char *const *ra;
     size_t nra = pyprof__scene_root_attrs(s, &ra);
     for (size_t i = 0; i < nra; i++)
-        attr(&w, ra[2 * i], ra[2 * i + 1]);
-    xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+        attr(w, ra[2 * i], ra[2 * i + 1]);
+    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     const char *const *cm;
     size_t ncm = pyprof__scene_comments(s, &cm);
     for (size_t i = 0; i < ncm; i++) {
         char *c = pyprof__strdup(cm[i]);
         if (!c) {
-            w.bad = 1;
+            w->bad = 1;
             break;
         }
         for (char *q = c; (q = strstr(q, "--")) != NULL;)
@@ -414,76 +427,101 @@ pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *
         size_t n = strlen(c);
         if (n && c[n - 1] == '-')
             c[n - 1] = ' ';
-        if (xmlTextWriterWriteComment(w.x, BAD_CAST c) < 0)
-            w.bad = 1;
+        if (xmlTextWriterWriteComment(w->x, BAD_CAST c) < 0)
+            w->bad = 1;
         pyprof__free(c);
-        xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+        xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     }
 
     pyprof__rgba top, bottom;
     pyprof__scene_background(s, &top, &bottom);
     char c1[32], c2[32];
-    start(&w, "defs");
-    start(&w, "linearGradient");
-    attr(&w, "id", "background");
-    attr(&w, "y1", "0");
-    attr(&w, "y2", "1");
-    attr(&w, "x1", "0");
-    attr(&w, "x2", "0");
-    start(&w, "stop");
-    attr(&w, "stop-color", color(c1, sizeof c1, top));
-    attr(&w, "offset", "5%");
-    end(&w);
-    start(&w, "stop");
-    attr(&w, "stop-color", color(c2, sizeof c2, bottom));
-    attr(&w, "offset", "95%");
-    end(&w);
-    end(&w);
-    end(&w);
-    xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+    start(w, "defs");
+    start(w, "linearGradient");
+    attr(w, "id", "background");
+    attr(w, "y1", "0");
+    attr(w, "y2", "1");
+    attr(w, "x1", "0");
+    attr(w, "x2", "0");
+    start(w, "stop");
+    attr(w, "stop-color", color(c1, sizeof c1, top));
+    attr(w, "offset", "5%");
+    end(w);
+    start(w, "stop");
+    attr(w, "stop-color", color(c2, sizeof c2, bottom));
+    attr(w, "offset", "95%");
+    end(w);
+    end(w);
+    end(w);
+    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     const char *style = pyprof__scene_style(s);
     char font_css[256];
     pyprof__snprintf_c(font_css, sizeof font_css, "text { font-family: %s; }\n",
                        pyprof__scene_font(s));
-    start(&w, "style");
-    attr(&w, "type", "text/css");
-    xmlTextWriterWriteString(w.x, BAD_CAST font_css);
+    start(w, "style");
+    attr(w, "type", "text/css");
+    xmlTextWriterWriteString(w->x, BAD_CAST font_css);
     if (style)
-        xmlTextWriterWriteString(w.x, BAD_CAST style);
-    end(&w);
-    xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+        xmlTextWriterWriteString(w->x, BAD_CAST style);
+    end(w);
+    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     const char *script = pyprof__scene_script(s);
     if (script) {
-        start(&w, "script");
-        attr(&w, "type", "text/ecmascript");
-        if (xmlTextWriterWriteCDATA(w.x, BAD_CAST script) < 0)
-            w.bad = 1;
-        end(&w);
-        xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+        start(w, "script");
+        attr(w, "type", "text/ecmascript");
+        if (xmlTextWriterWriteCDATA(w->x, BAD_CAST script) < 0)
+            w->bad = 1;
+        end(w);
+        xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     }
-    start(&w, "rect");
-    attr(&w, "x", "0");
-    attr(&w, "y", "0");
-    attr(&w, "width", "100%");
-    attr(&w, "height", "100%");
-    attr(&w, "fill", "url(#background)");
-    end(&w);
-    xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+    start(w, "rect");
+    attr(w, "x", "0");
+    attr(w, "y", "0");
+    attr(w, "width", "100%");
+    attr(w, "height", "100%");
+    attr(w, "fill", "url(#background)");
+    end(w);
+    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
 
     for (size_t i = 0; i < pyprof__scene_item_count(s); i++)
-        item(&w, pyprof__scene_item(s, i));
-    for (; w.groups; w.groups--) /* as the writer closes what is left open */
-        rend(&w, "g");
-    flush(&w);
-    pyprof__svgbuf_free(&w.b);
-    if (xmlTextWriterEndDocument(w.x) < 0)
-        w.bad = 1;
-    xmlFreeTextWriter(w.x); /* flushes and closes ob */
+        item(w, pyprof__scene_item(s, i));
+    *out = st;
+    return 0;
+}
+
+void
+pyprof__svg_stream_write(pyprof__svg_stream *st, const pyprof__item *it)
+{
+    item(&st->w, it);
+}
+
+int
+pyprof__svg_stream_close(pyprof__svg_stream *st, pyprof_error *err)
+{
+    struct w *w = &st->w;
+    pyprof_output *o = st->o;
+    for (; w->groups; w->groups--) /* as the writer closes what is left open */
+        rend(w, "g");
+    flush(w);
+    pyprof__svgbuf_free(&w->b);
+    if (xmlTextWriterEndDocument(w->x) < 0)
+        w->bad = 1;
+    xmlFreeTextWriter(w->x); /* flushes and closes ob */
+    int bad = w->bad;
+    pyprof__free(st);
     int rc = pyprof_output_status(o, err);
     if (rc < 0)
         return rc;
-    if (w.bad)
+    if (bad)
         return pyprof_error_set(err, PYPROF_EIO, pyprof_output_name(o), "svg", -1, 0,
                                 "writing the SVG failed");
     return 0;
+}
+
+int
+pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *err)
+{
+    pyprof__svg_stream *st;
+    int rc = pyprof__svg_stream_open(&st, s, o, err);
+    return rc < 0 ? rc : pyprof__svg_stream_close(st, err);
 }
