@@ -3,7 +3,7 @@
  * only right if it gives libxml2's bytes: each escaper against
  * xmlTextWriter on fixed tricky strings and on seeded random ones (ASCII
  * specials, control bytes, UTF-8 of every length, non-characters, stray
- * and impossible bytes), and the "%.2f" / "%.0f" formatters against
+ * and impossible bytes), and the "%.2f" / "%.0f" / coordinate formatters against
  * snprintf on values around every rounding tie, signs, zeros, huge and
  * non-finite values.
  */
@@ -130,6 +130,21 @@ check_number(double v, int *bad)
     if (strcmp(got, want) != 0 || n != strlen(want)) {
         if (!(*bad)++)
             tap_diag("%.17g: '%s' for %%.2f, want '%s'", v, got, want);
+    }
+    /* the coordinate: "%.2f" less trailing zeros, -0 as 0, or 0 for "use printf" */
+    n = pyprof__fmt_coord(got, v);
+    if (n) {
+        got[n] = '\0';
+        pyprof__snprintf_c(want, sizeof want, "%.2f", v > -0.005 && v < 0.005 ? 0.0 : v);
+        char *end = want + strlen(want);
+        if (strchr(want, '.')) {
+            while (end[-1] == '0')
+                *--end = '\0';
+            if (end[-1] == '.')
+                *--end = '\0';
+        }
+        if (strcmp(got, want) != 0 && !(*bad)++)
+            tap_diag("%.17g: '%s' as a coordinate, want '%s'", v, got, want);
     }
     n = pyprof__fmt_fixed0(got, sizeof got, v);
     pyprof__snprintf_c(want, sizeof want, "%.0f", v);

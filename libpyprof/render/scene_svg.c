@@ -135,27 +135,27 @@ content(struct w *w)
 }
 
 static void
-rstart(struct w *w, const char *name)
+rstart(struct w *w, const char *open, size_t len)
 {
     content(w);
-    PYPROF__SVGBUF_LIT(&w->b, "<");
-    put(w, name);
+    pyprof__svgbuf_put(&w->b, open, len);
     w->open = true;
 }
 
 /* The end of an element without children ("/>") or with ("</name>"). */
 static void
-rend(struct w *w, const char *name)
+rend(struct w *w, const char *close, size_t len)
 {
-    if (w->open) {
+    if (w->open)
         PYPROF__SVGBUF_LIT(&w->b, "/>");
-    } else {
-        PYPROF__SVGBUF_LIT(&w->b, "</");
-        put(w, name);
-        PYPROF__SVGBUF_LIT(&w->b, ">");
-    }
+    else
+        pyprof__svgbuf_put(&w->b, close, len);
     w->open = false;
 }
+
+/* element names are literals: their lengths are known when compiled */
+#define START(w, name) rstart((w), "<" name, sizeof("<" name) - 1)
+#define END(w, name)   rend((w), "</" name ">", sizeof("</" name ">") - 1)
 
 static void
 rattr(struct w *w, const char *name, const char *value)
@@ -167,24 +167,33 @@ rattr(struct w *w, const char *name, const char *value)
     PYPROF__SVGBUF_LIT(&w->b, "\"");
 }
 
-/* a number, in a buffer of `size` bytes as the writer had it */
+/* a number; `size` is the buffer it went through with the writer, which
+ * truncates only printf's numbers of 24 digits or more */
 static void
 rnum(struct w *w, double v, size_t size)
 {
-    char b[64];
-    pyprof__svgbuf_put(&w->b, b, num_len(b, size, v));
+    if (w->b.cap - w->b.len < 64 && pyprof__svgbuf_reserve(&w->b, 64) < 0)
+        return;
+    char *o = w->b.p + w->b.len;
+    size_t n = pyprof__fmt_coord(o, v);
+    if (!n) {
+        char b[64];
+        n = num_len(b, size, v);
+        memcpy(o, b, n);
+    }
+    w->b.len += n;
 }
 
-/* numbers need no escaping: digits, '-', '.', or inf/nan */
+/* ' name="number"'; numbers need no escaping (digits, '-', '.', inf, nan) */
 static void
-rattr_num(struct w *w, const char *name, double v)
+rattr_num(struct w *w, const char *prefix, size_t len, double v)
 {
-    PYPROF__SVGBUF_LIT(&w->b, " ");
-    put(w, name);
-    PYPROF__SVGBUF_LIT(&w->b, "=\"");
+    pyprof__svgbuf_put(&w->b, prefix, len);
     rnum(w, v, 64);
     PYPROF__SVGBUF_LIT(&w->b, "\"");
 }
+
+#define ATTR_NUM(w, name, v) rattr_num((w), " " name "=\"", sizeof(" " name "=\"") - 1, (v))
 
 static void
 rtext(struct w *w, const char *text)
@@ -199,10 +208,10 @@ rtext(struct w *w, const char *text)
 
 /* "rgb(r,g,b)" or "none" */
 static void
-rattr_color(struct w *w, const char *name, pyprof__rgba c)
+rattr_color(struct w *w, const char *name, size_t len, pyprof__rgba c)
 {
     PYPROF__SVGBUF_LIT(&w->b, " ");
-    put(w, name);
+    pyprof__svgbuf_put(&w->b, name, len);
     if (c.a == 0) {
         PYPROF__SVGBUF_LIT(&w->b, "=\"none\"");
         return;
@@ -223,6 +232,8 @@ rattr_color(struct w *w, const char *name, pyprof__rgba c)
     pyprof__svgbuf_put(&w->b, b, (size_t)(o - b));
 }
 
+#define ATTR_COLOR(w, name, c) rattr_color((w), name, sizeof(name) - 1, (c))
+
 static void
 common_attrs(struct w *w, const pyprof__item *it)
 {
@@ -237,11 +248,11 @@ common_attrs(struct w *w, const pyprof__item *it)
 static void
 stroke_attrs(struct w *w, const pyprof__item *it)
 {
-    rattr_color(w, "stroke", it->stroke);
+    ATTR_COLOR(w, "stroke", it->stroke);
     if (it->stroke.a && it->stroke.a != 255)
-        rattr_num(w, "stroke-opacity", it->stroke.a / 255.0);
+        ATTR_NUM(w, "stroke-opacity", it->stroke.a / 255.0);
     if (it->stroke_width > 0)
-        rattr_num(w, "stroke-width", it->stroke_width);
+        ATTR_NUM(w, "stroke-width", it->stroke_width);
     if (it->dashed && it->dash[0] > 0) {
         PYPROF__SVGBUF_LIT(&w->b, " stroke-dasharray=\"");
         rnum(w, it->dash[0], 32);
@@ -256,9 +267,9 @@ stroke_attrs(struct w *w, const pyprof__item *it)
 static void
 fill_attrs(struct w *w, pyprof__rgba c)
 {
-    rattr_color(w, "fill", c);
+    ATTR_COLOR(w, "fill", c);
     if (c.a && c.a != 255)
-        rattr_num(w, "fill-opacity", c.a / 255.0);
+        ATTR_NUM(w, "fill-opacity", c.a / 255.0);
 }
 
 static void
@@ -280,72 +291,72 @@ item(struct w *w, const pyprof__item *it)
 {
     switch (it->kind) {
     case PYPROF__ITEM_GROUP_BEGIN:
-        rstart(w, "g");
+        START(w, "g");
         common_attrs(w, it);
         w->groups++;
         if (it->text) {
-            rstart(w, "title");
+            START(w, "title");
             rtext(w, it->text);
-            rend(w, "title");
+            END(w, "title");
         }
         break;
     case PYPROF__ITEM_GROUP_END:
         if (w->groups) {
             w->groups--;
-            rend(w, "g");
+            END(w, "g");
         } else { /* not opened here: the writer knows what it closes */
             flush(w);
             end(w);
         }
         break;
     case PYPROF__ITEM_RECT:
-        rstart(w, "rect");
-        rattr_num(w, "x", it->x);
-        rattr_num(w, "y", it->y);
-        rattr_num(w, "width", it->w);
-        rattr_num(w, "height", it->h);
+        START(w, "rect");
+        ATTR_NUM(w, "x", it->x);
+        ATTR_NUM(w, "y", it->y);
+        ATTR_NUM(w, "width", it->w);
+        ATTR_NUM(w, "height", it->h);
         fill_attrs(w, it->fill);
         if (it->stroke.a)
             stroke_attrs(w, it);
         if (it->rx > 0) {
-            rattr_num(w, "rx", it->rx);
-            rattr_num(w, "ry", it->rx);
+            ATTR_NUM(w, "rx", it->rx);
+            ATTR_NUM(w, "ry", it->rx);
         }
         common_attrs(w, it);
-        rend(w, "rect");
+        END(w, "rect");
         break;
     case PYPROF__ITEM_LINE:
-        rstart(w, "line");
-        rattr_num(w, "x1", it->x);
-        rattr_num(w, "y1", it->y);
-        rattr_num(w, "x2", it->w);
-        rattr_num(w, "y2", it->h);
+        START(w, "line");
+        ATTR_NUM(w, "x1", it->x);
+        ATTR_NUM(w, "y1", it->y);
+        ATTR_NUM(w, "x2", it->w);
+        ATTR_NUM(w, "y2", it->h);
         stroke_attrs(w, it);
         common_attrs(w, it);
-        rend(w, "line");
+        END(w, "line");
         break;
     case PYPROF__ITEM_POLYLINE:
-        rstart(w, "polyline");
+        START(w, "polyline");
         points_attr(w, it);
         PYPROF__SVGBUF_LIT(&w->b, " fill=\"none\"");
         stroke_attrs(w, it);
         common_attrs(w, it);
-        rend(w, "polyline");
+        END(w, "polyline");
         break;
     case PYPROF__ITEM_POLYGON:
-        rstart(w, "polygon");
+        START(w, "polygon");
         points_attr(w, it);
         fill_attrs(w, it->fill);
         common_attrs(w, it);
-        rend(w, "polygon");
+        END(w, "polygon");
         break;
     case PYPROF__ITEM_TEXT:
-        rstart(w, "text");
-        rattr_num(w, "x", it->x);
-        rattr_num(w, "y", it->y);
+        START(w, "text");
+        ATTR_NUM(w, "x", it->x);
+        ATTR_NUM(w, "y", it->y);
         if (it->anchor != PYPROF__ANCHOR_START)
             rattr(w, "text-anchor", it->anchor == PYPROF__ANCHOR_MIDDLE ? "middle" : "end");
-        rattr_num(w, "font-size", it->font_size);
+        ATTR_NUM(w, "font-size", it->font_size);
         if (it->bold)
             PYPROF__SVGBUF_LIT(&w->b, " font-weight=\"bold\"");
         if (it->rotate != 0) {
@@ -359,7 +370,7 @@ item(struct w *w, const pyprof__item *it)
             fill_attrs(w, it->fill);
         common_attrs(w, it);
         rtext(w, it->text);
-        rend(w, "text");
+        END(w, "text");
         break;
     }
     if (it->kind != PYPROF__ITEM_GROUP_BEGIN) {
@@ -501,7 +512,7 @@ pyprof__svg_stream_close(pyprof__svg_stream *st, pyprof_error *err)
     struct w *w = &st->w;
     pyprof_output *o = st->o;
     for (; w->groups; w->groups--) /* as the writer closes what is left open */
-        rend(w, "g");
+        END(w, "g");
     flush(w);
     pyprof__svgbuf_free(&w->b);
     if (xmlTextWriterEndDocument(w->x) < 0)

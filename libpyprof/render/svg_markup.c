@@ -102,6 +102,34 @@ pyprof__fmt_fixed2(char *out, size_t size, double v)
 }
 
 size_t
+pyprof__fmt_coord(char *out, double v)
+{
+    if (v > -0.005 && v < 0.005)
+        v = 0;                /* no "-0" */
+    double t = fabs(v) * 100; /* as in pyprof__fmt_fixed2 */
+    if (!(t < 1e9))
+        return 0;
+    double fl = floor(t), frac = t - fl;
+    if (!(fabs(frac - 0.5) > 1e-6))
+        return 0;
+    uint64_t n = (uint64_t)fl + (frac > 0.5);
+    char tmp[32], *end = tmp + sizeof tmp, *s = end;
+    unsigned cents = (unsigned)(n % 100);
+    if (cents) { /* the decimals that are not trailing zeros */
+        if (cents % 10)
+            *--s = (char)('0' + cents % 10);
+        *--s = (char)('0' + cents / 10);
+        *--s = '.';
+    }
+    s = digits(s, n / 100);
+    if (v < 0) /* v != 0 here, and n >= 1 */
+        *--s = '-';
+    size_t len = (size_t)(end - s);
+    memcpy(out, s, len);
+    return len;
+}
+
+size_t
 pyprof__fmt_fixed0(char *out, size_t size, double v)
 {
     double a = fabs(v);

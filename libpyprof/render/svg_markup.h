@@ -53,6 +53,11 @@ void pyprof__svgbuf_attr(pyprof__svgbuf *b, const char *s);
  * printf unless v is huge, not finite, or its hundredths lie within a
  * millionth of a rounding tie. */
 size_t pyprof__fmt_fixed2(char *out, size_t size, double v);
+/* An SVG coordinate into out (at least 24 bytes): "%.2f" without trailing
+ * zeros or point (10 / 10.5 / 10.25), values printing as -0 as 0.  Returns
+ * the length, or 0 where pyprof__fmt_fixed2 would need printf (the caller
+ * formats those itself). */
+size_t pyprof__fmt_coord(char *out, double v);
 /* "%.0f" of v into out[size] (size >= 24), likewise. */
 size_t pyprof__fmt_fixed0(char *out, size_t size, double v);
 
