@@ -39,5 +39,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/scene.h \
 	libpyprof/render/scene.c \
 	libpyprof/render/scene_svg.c \
+	libpyprof/render/svg_markup.h \
+	libpyprof/render/svg_markup.c \
 	libpyprof/render/scene_png.c \
 	libpyprof/render/png_encode.c

@@ -34,6 +34,15 @@ tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS) $(CAIRO_CFLAGS)
 tests_t_scene_LDFLAGS = -static
 tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS) $(CAIRO_LIBS)
 
+# The SVG writer's own escaping and number formatting against libxml2 and
+# snprintf (-static: the semi-private pyprof__svgbuf_* and pyprof__fmt_*).
+check_PROGRAMS += tests/t_svg_markup
+TESTS += tests/t_svg_markup
+tests_t_svg_markup_SOURCES = tests/t_svg_markup.c tests/tap.h
+tests_t_svg_markup_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS)
+tests_t_svg_markup_LDFLAGS = -static
+tests_t_svg_markup_LDADD = $(TEST_LIBS) $(XML_LIBS)
+
 # Whole-build checks: headers stand alone; the installed library works
 # through pkg-config for a program outside the tree.
 TESTS += tests/headers.sh tests/example_installed.sh

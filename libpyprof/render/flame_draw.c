@@ -14,6 +14,7 @@
 
 #include "flame_int.h"
 #include "scene.h"
+#include "svg_markup.h"
 
 static const char style_css[] =
     "#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
@@ -30,7 +31,7 @@ static void
 count_commas(char *out, size_t size, double v)
 {
     char b[64];
-    pyprof__snprintf_c(b, sizeof b, "%.0f", v);
+    pyprof__fmt_fixed0(b, sizeof b, v);
     const char *digits = b[0] == '-' ? b + 1 : b;
     size_t nd = strlen(digits), o = 0;
     if (b[0] == '-' && o + 1 < size)
@@ -43,6 +44,47 @@ count_commas(char *out, size_t size, double v)
     out[o] = '\0';
 }
 
+/* The value "%.0f" printed (s is fixed0's): strtod's, but all-digit
+ * strings convert exactly as strtod rounds (both round to nearest), and
+ * they are nearly all of them. */
+static double
+parse_count(const char *s)
+{
+    const char *d = s[0] == '-' ? s + 1 : s;
+    size_t n = strlen(d);
+    if (n == 0 || n > 19 || strspn(d, "0123456789") != n)
+        return pyprof__strtod_c(s, NULL);
+    uint64_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        u = u * 10 + (uint64_t)(d[i] - '0');
+    return s[0] == '-' ? -(double)u : (double)u;
+}
+
+/* Appending as snprintf into out[size] would: at most size - 1 bytes. */
+typedef struct tipbuf {
+    char *p;
+    size_t size, len;
+} tipbuf;
+
+static void
+tip_put(tipbuf *t, const char *s, size_t n)
+{
+    size_t room = t->size - 1 - t->len;
+    if (n > room)
+        n = room;
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = '\0';
+}
+
+static void
+tip_str(tipbuf *t, const char *s)
+{
+    tip_put(t, s, strlen(s));
+}
+
+/* "NAME (COUNT UNIT, PCT%)" or "NAME (COUNT UNIT, PCT%; DELTA%)", built
+ * without printf: it was a third of the time of drawing a big graph. */
 static void
 tooltip(const pyprof_flame *f, const pyprof_flame_frame *fr, char *out, size_t size)
 {
@@ -50,26 +92,37 @@ tooltip(const pyprof_flame *f, const pyprof_flame_frame *fr, char *out, size_t s
     double factor = f->o.factor;
     double count = (fr->end - fr->start) * factor;
     count_commas(n, sizeof n, count);
+    tipbuf t = {out, size, 0};
+    out[0] = '\0';
     if (fr->depth == 0) {
-        snprintf(out, size, "all (%s %s, 100%%)", n, f->o.countname);
+        tip_str(&t, "all (");
+        tip_str(&t, n);
+        tip_str(&t, " ");
+        tip_str(&t, f->o.countname);
+        tip_str(&t, ", 100%)");
         return;
     }
     /* the percentage uses the rounded count, as flamegraph.pl does */
     char rounded[64], pct[64];
-    pyprof__snprintf_c(rounded, sizeof rounded, "%.0f", count);
-    pyprof__snprintf_c(pct, sizeof pct, "%.2f",
-                       100 * pyprof__strtod_c(rounded, NULL) / (f->total * factor));
+    pyprof__fmt_fixed0(rounded, sizeof rounded, count);
+    pyprof__fmt_fixed2(pct, sizeof pct, 100 * parse_count(rounded) / (f->total * factor));
     size_t nl = pyprof__flame_strip_annotation(fr->name, strlen(fr->name));
+    tip_put(&t, fr->name, nl);
+    tip_str(&t, " (");
+    tip_str(&t, n);
+    tip_str(&t, " ");
+    tip_str(&t, f->o.countname);
+    tip_str(&t, ", ");
+    tip_str(&t, pct);
     if (fr->has_delta) {
         double d = f->o.negate ? -fr->delta : fr->delta;
-        char dp[64];
-        pyprof__snprintf_c(dp, sizeof dp, "%s%.2f", d > 0 ? "+" : "",
-                           100 * d / (f->total * factor));
-        snprintf(out, size, "%.*s (%s %s, %s%%; %s%%)", (int)nl, fr->name, n, f->o.countname, pct,
-                 dp);
-    } else {
-        snprintf(out, size, "%.*s (%s %s, %s%%)", (int)nl, fr->name, n, f->o.countname, pct);
+        char dp[64]; /* "%s%.2f" of "+" (if d > 0) and the number, as before */
+        dp[0] = '+';
+        pyprof__fmt_fixed2(dp + (d > 0), sizeof dp - (d > 0), 100 * d / (f->total * factor));
+        tip_str(&t, "%; ");
+        tip_str(&t, dp);
     }
+    tip_str(&t, "%)");
 }
 
 /* The label that fits in the frame: flamegraph.pl's character-count model. */
@@ -117,8 +170,27 @@ text_id(pyprof__scene *s, double x, double y, const char *text, double size, pyp
     return rc;
 }
 
-int
-pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
+/* A frame's tooltip, its label and the label's baseline. */
+static void
+frame_texts(const pyprof_flame *f, const pyprof_flame_frame *fr, double ppu, char *tip,
+            size_t tipsize, char *lab, size_t labsize, double *label_y)
+{
+    const pyprof_flame_options *o = &f->o;
+    double fs = o->fontsize;
+    tooltip(f, fr, tip, tipsize);
+    double x1 = FLAME_XPAD + fr->start * ppu, x2 = FLAME_XPAD + fr->end * ppu;
+    if (fr->depth == 0) {
+        snprintf(lab, labsize, "%s", (x2 - x1) / (fs * o->fontwidth) >= 3 ? "all" : "");
+    } else {
+        label(f, fr, x2 - x1, lab, labsize);
+    }
+    *label_y = 3 + fr->y + fr->h / 2 + (o->inverted ? 0 : 0);
+}
+
+/* The scene; with `frames` false, without the frames and with their
+ * group, <g id="frames">, left open (pyprof_flame_write_svg streams them). */
+static int
+flame_scene(const pyprof_flame *f, bool interactive, bool frames, pyprof__scene **out)
 {
     int rc;
     pyprof__scene *s;
@@ -190,24 +262,21 @@ pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out
     }
     TRY(pyprof__scene_group_begin(s, NULL));
     TRY(pyprof__scene_id(s, "frames"));
-    double ppu = (W - 2 * FLAME_XPAD) / f->total;
-    for (size_t i = 0; i < f->nframes; i++) {
-        const pyprof_flame_frame *fr = &f->frames[i];
-        tooltip(f, fr, buf, sizeof buf);
-        TRY(pyprof__scene_group_begin(s, buf));
-        TRY(pyprof__scene_rect(s, fr->x, fr->y, fr->w, fr->h, PYPROF__RGB(fr->r, fr->g, fr->b),
-                               PYPROF__NO_COLOR, 0, 2));
-        double x1 = FLAME_XPAD + fr->start * ppu, x2 = FLAME_XPAD + fr->end * ppu;
-        if (fr->depth == 0) {
-            snprintf(lab, sizeof lab, "%s", (x2 - x1) / (fs * o->fontwidth) >= 3 ? "all" : "");
-        } else {
-            label(f, fr, x2 - x1, lab, sizeof lab);
+    if (frames) {
+        double ppu = (W - 2 * FLAME_XPAD) / f->total;
+        for (size_t i = 0; i < f->nframes; i++) {
+            const pyprof_flame_frame *fr = &f->frames[i];
+            double ly;
+            frame_texts(f, fr, ppu, buf, sizeof buf, lab, sizeof lab, &ly);
+            TRY(pyprof__scene_group_begin(s, buf));
+            TRY(pyprof__scene_rect(s, fr->x, fr->y, fr->w, fr->h, PYPROF__RGB(fr->r, fr->g, fr->b),
+                                   PYPROF__NO_COLOR, 0, 2));
+            TRY(pyprof__scene_text(s, fr->x + 3, ly, lab, fs, PYPROF__ANCHOR_START,
+                                   PYPROF__RGB(0, 0, 0)));
+            TRY(pyprof__scene_group_end(s));
         }
-        TRY(pyprof__scene_text(s, fr->x + 3, 3 + fr->y + fr->h / 2 + (o->inverted ? 0 : 0), lab, fs,
-                               PYPROF__ANCHOR_START, PYPROF__RGB(0, 0, 0)));
         TRY(pyprof__scene_group_end(s));
     }
-    TRY(pyprof__scene_group_end(s));
 #undef TRY
 out:
     if (rc < 0) {
@@ -219,16 +288,53 @@ out:
 }
 
 int
+pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out)
+{
+    return flame_scene(f, interactive, true, out);
+}
+
+/* The frames go straight to the SVG as items on the stack: storing four
+ * items and two strings a frame in the scene first cost as much as
+ * writing them.  The bytes are those of pyprof__flame_scene's scene. */
+int
 pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
 {
     pyprof__scene *s;
-    int rc = pyprof__flame_scene(f, true, &s);
+    int rc = flame_scene(f, true, false, &s);
     if (rc < 0)
         return pyprof_error_set(err, rc, pyprof_output_name(o), "svg", -1, 0, "%s",
                                 pyprof_status_string(rc));
-    rc = pyprof__scene_write_svg(s, o, err);
+    pyprof__svg_stream *st;
+    rc = pyprof__svg_stream_open(&st, s, o, err);
     pyprof__scene_free(s);
-    return rc;
+    if (rc < 0)
+        return rc;
+    char tip[4096], lab[1024];
+    pyprof__item group = {.kind = PYPROF__ITEM_GROUP_BEGIN, .text = tip};
+    pyprof__item rect = {.kind = PYPROF__ITEM_RECT, .stroke = PYPROF__NO_COLOR, .rx = 2};
+    pyprof__item text = {.kind = PYPROF__ITEM_TEXT,
+                         .text = lab,
+                         .font_size = f->o.fontsize,
+                         .anchor = PYPROF__ANCHOR_START,
+                         .fill = PYPROF__RGB(0, 0, 0)};
+    pyprof__item group_end = {.kind = PYPROF__ITEM_GROUP_END};
+    double ppu = (f->width - 2 * FLAME_XPAD) / f->total;
+    for (size_t i = 0; i < f->nframes; i++) {
+        const pyprof_flame_frame *fr = &f->frames[i];
+        frame_texts(f, fr, ppu, tip, sizeof tip, lab, sizeof lab, &text.y);
+        rect.x = fr->x;
+        rect.y = fr->y;
+        rect.w = fr->w;
+        rect.h = fr->h;
+        rect.fill = PYPROF__RGB(fr->r, fr->g, fr->b);
+        text.x = fr->x + 3;
+        pyprof__svg_stream_write(st, &group);
+        pyprof__svg_stream_write(st, &rect);
+        pyprof__svg_stream_write(st, &text);
+        pyprof__svg_stream_write(st, &group_end);
+    }
+    pyprof__svg_stream_write(st, &group_end); /* <g id="frames"> */
+    return pyprof__svg_stream_close(st, err);
 }
 
 int

@@ -136,6 +136,17 @@ size_t pyprof__scene_root_attrs(const pyprof__scene *s, const char *const **attr
 /* Backends.  Errors are reported against the output's name. */
 int pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *err);
 int pyprof__scene_write_png(const pyprof__scene *s, pyprof_output *o, pyprof_error *err);
+/* The SVG in steps, for a renderer with more items than it wants to store
+ * (a big flame graph's frames): open writes the document's start and the
+ * scene's items, leaving its open groups open; write adds one more item
+ * (borrowed for the call, errors kept for close); close ends the open
+ * groups and the document and frees the stream.  Same bytes as putting
+ * the items into the scene. */
+typedef struct pyprof__svg_stream pyprof__svg_stream;
+int pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof_output *o,
+                            pyprof_error *err);
+void pyprof__svg_stream_write(pyprof__svg_stream *st, const pyprof__item *it);
+int pyprof__svg_stream_close(pyprof__svg_stream *st, pyprof_error *err);
 /* Encode a w x h cairo ARGB32 image (native-endian premultiplied pixels,
  * rows `stride` bytes apart) as PNG into `o`: the pixels cairo's own writer
  * would produce, compressed faster (png_encode.c). */

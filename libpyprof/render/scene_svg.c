@@ -1,7 +1,9 @@
 /*
  * scene_svg.c - the SVG backend: libxml2's xmlTextWriter streams the scene
- * into a pyprof_output, so escaping and well-formedness are libxml2's job
- * (model strings are valid UTF-8, which libxml2 does not check for us).
+ * into a pyprof_output.  The document's frame is written call by call; the
+ * items are assembled as markup here, escaped byte for byte as the writer
+ * would (svg_markup.c), and handed to the writer in large raw pieces.
+ * Model strings are valid UTF-8, which libxml2 does not check for us.
  * Numbers are written in the C locale with at most two decimals and no
  * trailing zeros, which keeps files small and byte-stable.
  */
@@ -10,6 +12,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "scene.h"
+#include "svg_markup.h"
 
 static int
 out_write(void *ctx, const char *buf, int len)
@@ -25,48 +28,28 @@ out_close(void *ctx)
     return 0;
 }
 
-/* "%.2f" without trailing zeros: 10 / 10.5 / 10.25 */
-static const char *
-num(char *buf, size_t size, double v)
+/* "%.2f" without trailing zeros: 10 / 10.5 / 10.25, in a buffer of `size`
+ * bytes (truncated as snprintf would). */
+static size_t
+num_len(char *buf, size_t size, double v)
 {
     if (v > -0.005 && v < 0.005)
         v = 0; /* no "-0" */
-    /* Most coordinates are whole or tenths (flamegraph.pl rounds to 0.1):
-     * when v * 10 rounds to an integer n, v is n / 10 to far better than
-     * 0.005, so "%.2f" would print n / 10 and a zero that is trimmed.
-     * Written directly: printf is most of the time of a big SVG. */
-    double t = v * 10;
-    if (size >= 24 && t > -1e15 && t < 1e15 && t == (double)(int64_t)t) {
-        int64_t n = (int64_t)t;
-        uint64_t a = n < 0 ? (uint64_t)-n : (uint64_t)n;
-        char tmp[24];
-        size_t k = sizeof tmp;
-        unsigned tenth = (unsigned)(a % 10);
-        a /= 10;
-        do {
-            tmp[--k] = (char)('0' + a % 10);
-            a /= 10;
-        } while (a);
-        if (n < 0)
-            tmp[--k] = '-';
-        size_t o = sizeof tmp - k;
-        memcpy(buf, tmp + k, o);
-        if (tenth) {
-            buf[o++] = '.';
-            buf[o++] = (char)('0' + tenth);
-        }
-        buf[o] = '\0';
-        return buf;
+    size_t n = pyprof__fmt_fixed2(buf, size, v);
+    if (memchr(buf, '.', n)) {
+        while (buf[n - 1] == '0')
+            n--;
+        if (buf[n - 1] == '.')
+            n--;
+        buf[n] = '\0';
     }
-    pyprof__snprintf_c(buf, size, "%.2f", v);
-    char *dot = strchr(buf, '.');
-    if (dot) {
-        char *end = buf + strlen(buf) - 1;
-        while (end > dot && *end == '0')
-            *end-- = '\0';
-        if (end == dot)
-            *dot = '\0';
-    }
+    return n;
+}
+
+static const char *
+num(char *buf, size_t size, double v)
+{
+    num_len(buf, size, v);
     return buf;
 }
 
@@ -79,10 +62,32 @@ color(char *buf, size_t size, pyprof__rgba c)
     return buf;
 }
 
+/* The document's frame (root, defs, style, script) goes through the
+ * xmlTextWriter call by call.  The items, thousands of small elements, are
+ * assembled in `b` with the same bytes the writer would produce for them
+ * and handed to it in large raw pieces: its per-call bookkeeping (element
+ * stack, attribute state, small buffer appends) was most of the time of a
+ * big flame graph. */
 struct w {
     xmlTextWriterPtr x;
     int bad;
+    pyprof__svgbuf b;
+    size_t groups; /* <g> elements opened in b and not yet closed */
+    bool open;     /* the last start tag in b is still taking attributes */
 };
+
+/* b goes to the writer once this big (a few output buffers' worth) */
+#define FLUSH_AT (64 * 1024)
+
+static void
+flush(struct w *w)
+{
+    if (w->b.bad)
+        w->bad = 1;
+    else if (w->b.len && xmlTextWriterWriteRawLen(w->x, BAD_CAST w->b.p, (int)w->b.len) < 0)
+        w->bad = 1;
+    w->b.len = 0;
+}
 
 static void
 attr(struct w *w, const char *name, const char *value)
@@ -112,188 +117,320 @@ end(struct w *w)
         w->bad = 1;
 }
 
+/* ---- items, as raw markup in w->b ------------------------------------------------------- */
+
+static void
+put(struct w *w, const char *s)
+{
+    pyprof__svgbuf_put(&w->b, s, strlen(s));
+}
+
+/* What the writer does before any content: end a start tag with ">". */
+static void
+content(struct w *w)
+{
+    if (w->open)
+        PYPROF__SVGBUF_LIT(&w->b, ">");
+    w->open = false;
+}
+
+static void
+rstart(struct w *w, const char *open, size_t len)
+{
+    content(w);
+    pyprof__svgbuf_put(&w->b, open, len);
+    w->open = true;
+}
+
+/* The end of an element without children ("/>") or with ("</name>"). */
+static void
+rend(struct w *w, const char *close, size_t len)
+{
+    if (w->open)
+        PYPROF__SVGBUF_LIT(&w->b, "/>");
+    else
+        pyprof__svgbuf_put(&w->b, close, len);
+    w->open = false;
+}
+
+/* element names are literals: their lengths are known when compiled */
+#define START(w, name) rstart((w), "<" name, sizeof("<" name) - 1)
+#define END(w, name)   rend((w), "</" name ">", sizeof("</" name ">") - 1)
+
+static void
+rattr(struct w *w, const char *name, const char *value)
+{
+    PYPROF__SVGBUF_LIT(&w->b, " ");
+    put(w, name);
+    PYPROF__SVGBUF_LIT(&w->b, "=\"");
+    pyprof__svgbuf_attr(&w->b, value);
+    PYPROF__SVGBUF_LIT(&w->b, "\"");
+}
+
+/* a number; `size` is the buffer it went through with the writer, which
+ * truncates only printf's numbers of 24 digits or more */
+static void
+rnum(struct w *w, double v, size_t size)
+{
+    if (w->b.cap - w->b.len < 64 && pyprof__svgbuf_reserve(&w->b, 64) < 0)
+        return;
+    char *o = w->b.p + w->b.len;
+    size_t n = pyprof__fmt_coord(o, v);
+    if (!n) {
+        char b[64];
+        n = num_len(b, size, v);
+        memcpy(o, b, n);
+    }
+    w->b.len += n;
+}
+
+/* ' name="number"'; numbers need no escaping (digits, '-', '.', inf, nan) */
+static void
+rattr_num(struct w *w, const char *prefix, size_t len, double v)
+{
+    pyprof__svgbuf_put(&w->b, prefix, len);
+    rnum(w, v, 64);
+    PYPROF__SVGBUF_LIT(&w->b, "\"");
+}
+
+#define ATTR_NUM(w, name, v) rattr_num((w), " " name "=\"", sizeof(" " name "=\"") - 1, (v))
+
+static void
+rtext(struct w *w, const char *text)
+{
+    if (!text) {
+        w->bad = 1; /* as xmlTextWriterWriteString(NULL) */
+        return;
+    }
+    content(w);
+    pyprof__svgbuf_text(&w->b, text);
+}
+
+/* "rgb(r,g,b)" or "none" */
+static void
+rattr_color(struct w *w, const char *name, size_t len, pyprof__rgba c)
+{
+    PYPROF__SVGBUF_LIT(&w->b, " ");
+    pyprof__svgbuf_put(&w->b, name, len);
+    if (c.a == 0) {
+        PYPROF__SVGBUF_LIT(&w->b, "=\"none\"");
+        return;
+    }
+    char b[32], *o = b;
+    uint8_t ch[3] = {c.r, c.g, c.b};
+    memcpy(o, "=\"rgb(", 6);
+    o += 6;
+    for (int i = 0; i < 3; i++) {
+        if (ch[i] >= 100)
+            *o++ = (char)('0' + ch[i] / 100);
+        if (ch[i] >= 10)
+            *o++ = (char)('0' + ch[i] / 10 % 10);
+        *o++ = (char)('0' + ch[i] % 10);
+        *o++ = i < 2 ? ',' : ')';
+    }
+    *o++ = '"';
+    pyprof__svgbuf_put(&w->b, b, (size_t)(o - b));
+}
+
+#define ATTR_COLOR(w, name, c) rattr_color((w), name, sizeof(name) - 1, (c))
+
 static void
 common_attrs(struct w *w, const pyprof__item *it)
 {
     if (it->id)
-        attr(w, "id", it->id);
+        rattr(w, "id", it->id);
     if (it->cls)
-        attr(w, "class", it->cls);
+        rattr(w, "class", it->cls);
     for (size_t i = 0; i < it->nattrs; i++)
-        attr(w, it->attrs[2 * i], it->attrs[2 * i + 1]);
+        rattr(w, it->attrs[2 * i], it->attrs[2 * i + 1]);
 }
 
 static void
 stroke_attrs(struct w *w, const pyprof__item *it)
 {
-    char b[64];
-    attr(w, "stroke", color(b, sizeof b, it->stroke));
+    ATTR_COLOR(w, "stroke", it->stroke);
     if (it->stroke.a && it->stroke.a != 255)
-        attr_num(w, "stroke-opacity", it->stroke.a / 255.0);
+        ATTR_NUM(w, "stroke-opacity", it->stroke.a / 255.0);
     if (it->stroke_width > 0)
-        attr_num(w, "stroke-width", it->stroke_width);
+        ATTR_NUM(w, "stroke-width", it->stroke_width);
     if (it->dashed && it->dash[0] > 0) {
-        char on[32], off[32];
-        pyprof__snprintf_c(b, sizeof b, "%s,%s", num(on, sizeof on, it->dash[0]),
-                           num(off, sizeof off, it->dash[1]));
-        attr(w, "stroke-dasharray", b);
+        PYPROF__SVGBUF_LIT(&w->b, " stroke-dasharray=\"");
+        rnum(w, it->dash[0], 32);
+        PYPROF__SVGBUF_LIT(&w->b, ",");
+        rnum(w, it->dash[1], 32);
+        PYPROF__SVGBUF_LIT(&w->b, "\"");
     } else if (it->dashed) {
-        attr(w, "stroke-dasharray", "4,3");
+        PYPROF__SVGBUF_LIT(&w->b, " stroke-dasharray=\"4,3\"");
     }
 }
 
 static void
 fill_attrs(struct w *w, pyprof__rgba c)
 {
-    char b[64];
-    attr(w, "fill", color(b, sizeof b, c));
+    ATTR_COLOR(w, "fill", c);
     if (c.a && c.a != 255)
-        attr_num(w, "fill-opacity", c.a / 255.0);
+        ATTR_NUM(w, "fill-opacity", c.a / 255.0);
 }
 
 static void
 points_attr(struct w *w, const pyprof__item *it)
 {
-    /* built in one buffer: "x,y x,y ..." (at most ~40 bytes a point) */
-    size_t cap = it->npoints * 48 + 1;
-    char *buf = pyprof__malloc(cap);
-    if (!buf) {
-        w->bad = 1;
-        return;
-    }
-    size_t o = 0;
+    PYPROF__SVGBUF_LIT(&w->b, " points=\"");
     for (size_t i = 0; i < it->npoints; i++) {
-        char a[32], b[32];
-        o += (size_t)pyprof__snprintf_c(buf + o, cap - o, "%s%s,%s", i ? " " : "",
-                                        num(a, sizeof a, it->points[2 * i]),
-                                        num(b, sizeof b, it->points[2 * i + 1]));
+        if (i)
+            PYPROF__SVGBUF_LIT(&w->b, " ");
+        rnum(w, it->points[2 * i], 32);
+        PYPROF__SVGBUF_LIT(&w->b, ",");
+        rnum(w, it->points[2 * i + 1], 32);
     }
-    buf[o] = '\0';
-    attr(w, "points", buf);
-    pyprof__free(buf);
+    PYPROF__SVGBUF_LIT(&w->b, "\"");
 }
 
 static void
 item(struct w *w, const pyprof__item *it)
 {
-    char b[96];
     switch (it->kind) {
     case PYPROF__ITEM_GROUP_BEGIN:
-        start(w, "g");
+        START(w, "g");
         common_attrs(w, it);
+        w->groups++;
         if (it->text) {
-            start(w, "title");
-            if (xmlTextWriterWriteString(w->x, BAD_CAST it->text) < 0)
-                w->bad = 1;
-            end(w);
+            START(w, "title");
+            rtext(w, it->text);
+            END(w, "title");
         }
         break;
     case PYPROF__ITEM_GROUP_END:
-        end(w);
+        if (w->groups) {
+            w->groups--;
+            END(w, "g");
+        } else { /* not opened here: the writer knows what it closes */
+            flush(w);
+            end(w);
+        }
         break;
     case PYPROF__ITEM_RECT:
-        start(w, "rect");
-        attr_num(w, "x", it->x);
-        attr_num(w, "y", it->y);
-        attr_num(w, "width", it->w);
-        attr_num(w, "height", it->h);
+        START(w, "rect");
+        ATTR_NUM(w, "x", it->x);
+        ATTR_NUM(w, "y", it->y);
+        ATTR_NUM(w, "width", it->w);
+        ATTR_NUM(w, "height", it->h);
         fill_attrs(w, it->fill);
         if (it->stroke.a)
             stroke_attrs(w, it);
         if (it->rx > 0) {
-            attr_num(w, "rx", it->rx);
-            attr_num(w, "ry", it->rx);
+            ATTR_NUM(w, "rx", it->rx);
+            ATTR_NUM(w, "ry", it->rx);
         }
         common_attrs(w, it);
-        end(w);
+        END(w, "rect");
         break;
     case PYPROF__ITEM_LINE:
-        start(w, "line");
-        attr_num(w, "x1", it->x);
-        attr_num(w, "y1", it->y);
-        attr_num(w, "x2", it->w);
-        attr_num(w, "y2", it->h);
+        START(w, "line");
+        ATTR_NUM(w, "x1", it->x);
+        ATTR_NUM(w, "y1", it->y);
+        ATTR_NUM(w, "x2", it->w);
+        ATTR_NUM(w, "y2", it->h);
         stroke_attrs(w, it);
         common_attrs(w, it);
-        end(w);
+        END(w, "line");
         break;
     case PYPROF__ITEM_POLYLINE:
-        start(w, "polyline");
+        START(w, "polyline");
         points_attr(w, it);
-        attr(w, "fill", "none");
+        PYPROF__SVGBUF_LIT(&w->b, " fill=\"none\"");
         stroke_attrs(w, it);
         common_attrs(w, it);
-        end(w);
+        END(w, "polyline");
         break;
     case PYPROF__ITEM_POLYGON:
-        start(w, "polygon");
+        START(w, "polygon");
         points_attr(w, it);
         fill_attrs(w, it->fill);
         common_attrs(w, it);
-        end(w);
+        END(w, "polygon");
         break;
     case PYPROF__ITEM_TEXT:
-        start(w, "text");
-        attr_num(w, "x", it->x);
-        attr_num(w, "y", it->y);
+        START(w, "text");
+        ATTR_NUM(w, "x", it->x);
+        ATTR_NUM(w, "y", it->y);
         if (it->anchor != PYPROF__ANCHOR_START)
-            attr(w, "text-anchor", it->anchor == PYPROF__ANCHOR_MIDDLE ? "middle" : "end");
-        attr_num(w, "font-size", it->font_size);
+            rattr(w, "text-anchor", it->anchor == PYPROF__ANCHOR_MIDDLE ? "middle" : "end");
+        ATTR_NUM(w, "font-size", it->font_size);
         if (it->bold)
-            attr(w, "font-weight", "bold");
+            PYPROF__SVGBUF_LIT(&w->b, " font-weight=\"bold\"");
         if (it->rotate != 0) {
-            char x[32], y[32], r[32];
+            /* rare (axis labels): printf, into the buffer sizes it always had */
+            char b[96], r[32], x[32], y[32];
             pyprof__snprintf_c(b, sizeof b, "rotate(%s %s %s)", num(r, sizeof r, it->rotate),
                                num(x, sizeof x, it->x), num(y, sizeof y, it->y));
-            attr(w, "transform", b);
+            rattr(w, "transform", b);
         }
         if (!(it->fill.r == 0 && it->fill.g == 0 && it->fill.b == 0 && it->fill.a == 255))
             fill_attrs(w, it->fill);
         common_attrs(w, it);
-        if (xmlTextWriterWriteString(w->x, BAD_CAST it->text) < 0)
-            w->bad = 1;
-        end(w);
+        rtext(w, it->text);
+        END(w, "text");
         break;
     }
+    if (it->kind != PYPROF__ITEM_GROUP_BEGIN) {
+        content(w);
+        PYPROF__SVGBUF_LIT(&w->b, "\n");
+    }
+    if (w->b.len >= FLUSH_AT)
+        flush(w);
 }
 
+struct pyprof__svg_stream {
+    struct w w;
+    pyprof_output *o;
+};
+
 int
-pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *err)
+pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof_output *o,
+                        pyprof_error *err)
 {
-    xmlOutputBufferPtr ob = xmlOutputBufferCreateIO(out_write, out_close, o, NULL);
-    if (!ob)
-        return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
-                                "out of memory");
-    struct w w = {xmlNewTextWriter(ob), 0};
-    if (!w.x) {
-        xmlOutputBufferClose(ob);
+    *out = NULL;
+    pyprof__svg_stream *st = pyprof__calloc(1, sizeof(*st));
+    xmlOutputBufferPtr ob = st ? xmlOutputBufferCreateIO(out_write, out_close, o, NULL) : NULL;
+    if (!ob) {
+        pyprof__free(st);
         return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
                                 "out of memory");
     }
-    xmlTextWriterSetIndent(w.x, 0);
-    if (xmlTextWriterStartDocument(w.x, "1.0", "UTF-8", "no") < 0)
-        w.bad = 1;
-    start(&w, "svg");
-    attr(&w, "version", "1.1");
-    attr_num(&w, "width", pyprof__scene_width(s));
-    attr_num(&w, "height", pyprof__scene_height(s));
+    st->o = o;
+    struct w *w = &st->w;
+    w->x = xmlNewTextWriter(ob);
+    if (!w->x) {
+        xmlOutputBufferClose(ob);
+        pyprof__free(st);
+        return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
+                                "out of memory");
+    }
+    xmlTextWriterSetIndent(w->x, 0);
+    if (xmlTextWriterStartDocument(w->x, "1.0", "UTF-8", "no") < 0)
+        w->bad = 1;
+    start(w, "svg");
+    attr(w, "version", "1.1");
+    attr_num(w, "width", pyprof__scene_width(s));
+    attr_num(w, "height", pyprof__scene_height(s));
     char vb[128], a[32], b[32];
     pyprof__snprintf_c(vb, sizeof vb, "0 0 %s %s", num(a, sizeof a, pyprof__scene_width(s)),
                        num(b, sizeof b, pyprof__scene_height(s)));
-    attr(&w, "viewBox", vb);
-    attr(&w, "xmlns", "http://www.w3.org/2000/svg");
-    attr(&w, "xmlns:xlink", "http://www.w3.org/1999/xlink");
+    attr(w, "viewBox", vb);
+    attr(w, "xmlns", "http://www.w3.org/2000/svg");
+    attr(w, "xmlns:xlink", "http://www.w3.org/1999/xlink");
     const char *const *ra;
     size_t nra = pyprof__scene_root_attrs(s, &ra);
     for (size_t i = 0; i < nra; i++)
-        attr(&w, ra[2 * i], ra[2 * i + 1]);
-    xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+        attr(w, ra[2 * i], ra[2 * i + 1]);
+    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     const char *const *cm;
     size_t ncm = pyprof__scene_comments(s, &cm);
     for (size_t i = 0; i < ncm; i++) {
         char *c = pyprof__strdup(cm[i]);
         if (!c) {
-            w.bad = 1;
+            w->bad = 1;
             break;
         }
         for (char *q = c; (q = strstr(q, "--")) != NULL;)
@@ -301,76 +438,101 @@ pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *
         size_t n = strlen(c);
         if (n && c[n - 1] == '-')
             c[n - 1] = ' ';
-        if (xmlTextWriterWriteComment(w.x, BAD_CAST c) < 0)
-            w.bad = 1;
+        if (xmlTextWriterWriteComment(w->x, BAD_CAST c) < 0)
+            w->bad = 1;
         pyprof__free(c);
-        xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+        xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     }
 
     pyprof__rgba top, bottom;
     pyprof__scene_background(s, &top, &bottom);
     char c1[32], c2[32];
-    start(&w, "defs");
-    start(&w, "linearGradient");
-    attr(&w, "id", "background");
-    attr(&w, "y1", "0");
-    attr(&w, "y2", "1");
-    attr(&w, "x1", "0");
-    attr(&w, "x2", "0");
-    start(&w, "stop");
-    attr(&w, "stop-color", color(c1, sizeof c1, top));
-    attr(&w, "offset", "5%");
-    end(&w);
-    start(&w, "stop");
-    attr(&w, "stop-color", color(c2, sizeof c2, bottom));
-    attr(&w, "offset", "95%");
-    end(&w);
-    end(&w);
-    end(&w);
-    xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+    start(w, "defs");
+    start(w, "linearGradient");
+    attr(w, "id", "background");
+    attr(w, "y1", "0");
+    attr(w, "y2", "1");
+    attr(w, "x1", "0");
+    attr(w, "x2", "0");
+    start(w, "stop");
+    attr(w, "stop-color", color(c1, sizeof c1, top));
+    attr(w, "offset", "5%");
+    end(w);
+    start(w, "stop");
+    attr(w, "stop-color", color(c2, sizeof c2, bottom));
+    attr(w, "offset", "95%");
+    end(w);
+    end(w);
+    end(w);
+    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     const char *style = pyprof__scene_style(s);
     char font_css[256];
     pyprof__snprintf_c(font_css, sizeof font_css, "text { font-family: %s; }\n",
                        pyprof__scene_font(s));
-    start(&w, "style");
-    attr(&w, "type", "text/css");
-    xmlTextWriterWriteString(w.x, BAD_CAST font_css);
+    start(w, "style");
+    attr(w, "type", "text/css");
+    xmlTextWriterWriteString(w->x, BAD_CAST font_css);
     if (style)
-        xmlTextWriterWriteString(w.x, BAD_CAST style);
-    end(&w);
-    xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+        xmlTextWriterWriteString(w->x, BAD_CAST style);
+    end(w);
+    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     const char *script = pyprof__scene_script(s);
     if (script) {
-        start(&w, "script");
-        attr(&w, "type", "text/ecmascript");
-        if (xmlTextWriterWriteCDATA(w.x, BAD_CAST script) < 0)
-            w.bad = 1;
-        end(&w);
-        xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+        start(w, "script");
+        attr(w, "type", "text/ecmascript");
+        if (xmlTextWriterWriteCDATA(w->x, BAD_CAST script) < 0)
+            w->bad = 1;
+        end(w);
+        xmlTextWriterWriteString(w->x, BAD_CAST "\n");
     }
-    start(&w, "rect");
-    attr(&w, "x", "0");
-    attr(&w, "y", "0");
-    attr(&w, "width", "100%");
-    attr(&w, "height", "100%");
-    attr(&w, "fill", "url(#background)");
-    end(&w);
-    xmlTextWriterWriteString(w.x, BAD_CAST "\n");
+    start(w, "rect");
+    attr(w, "x", "0");
+    attr(w, "y", "0");
+    attr(w, "width", "100%");
+    attr(w, "height", "100%");
+    attr(w, "fill", "url(#background)");
+    end(w);
+    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
 
-    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
-        const pyprof__item *it = pyprof__scene_item(s, i);
-        item(&w, it);
-        if (it->kind != PYPROF__ITEM_GROUP_BEGIN)
-            xmlTextWriterWriteString(w.x, BAD_CAST "\n");
-    }
-    if (xmlTextWriterEndDocument(w.x) < 0)
-        w.bad = 1;
-    xmlFreeTextWriter(w.x); /* flushes and closes ob */
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++)
+        item(w, pyprof__scene_item(s, i));
+    *out = st;
+    return 0;
+}
+
+void
+pyprof__svg_stream_write(pyprof__svg_stream *st, const pyprof__item *it)
+{
+    item(&st->w, it);
+}
+
+int
+pyprof__svg_stream_close(pyprof__svg_stream *st, pyprof_error *err)
+{
+    struct w *w = &st->w;
+    pyprof_output *o = st->o;
+    for (; w->groups; w->groups--) /* as the writer closes what is left open */
+        END(w, "g");
+    flush(w);
+    pyprof__svgbuf_free(&w->b);
+    if (xmlTextWriterEndDocument(w->x) < 0)
+        w->bad = 1;
+    xmlFreeTextWriter(w->x); /* flushes and closes ob */
+    int bad = w->bad;
+    pyprof__free(st);
     int rc = pyprof_output_status(o, err);
     if (rc < 0)
         return rc;
-    if (w.bad)
+    if (bad)
         return pyprof_error_set(err, PYPROF_EIO, pyprof_output_name(o), "svg", -1, 0,
                                 "writing the SVG failed");
     return 0;
+}
+
+int
+pyprof__scene_write_svg(const pyprof__scene *s, pyprof_output *o, pyprof_error *err)
+{
+    pyprof__svg_stream *st;
+    int rc = pyprof__svg_stream_open(&st, s, o, err);
+    return rc < 0 ? rc : pyprof__svg_stream_close(st, err);
 }
