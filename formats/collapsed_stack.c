@@ -15,6 +15,7 @@
 
 #include <pyprof/flame.h>
 
+#include <math.h>
 #include <sys/mman.h>
 
 #include "collapsed.h"
@@ -360,6 +361,132 @@ note_weights(reader *r, double w0, double w1)
         r->inexact = true;
 }
 
+/* ---- the lazy walk (see collapsed_tail.c) ------------------------------------------------------ */
+
+static inline void
+add_self(reader *r, pyprof_id node, double w0, double w1)
+{
+    pyprof_stack_node *nd = pyprof_profile_stack_node_mut(r->p, node);
+    nd->self[0] += w0;
+    nd->self[1] += w1;
+}
+
+/* Put the first frame of the tail of `at` in the tree and hang the rest
+ * from it.  The frame becomes at's only child: a stack that went below
+ * `at` would have pushed the tail down already. */
+static int
+tail_push(reader *r, pyprof_id at)
+{
+    uint32_t ti = pyprof__tail_at(r, at) - 1;
+    struct tail t = r->tails[ti];
+    const char *semi = memchr(t.text, ';', t.len);
+    size_t n = semi ? (size_t)(semi - t.text) : t.len;
+    pyprof_id func, node;
+    int rc;
+    r->tail_of[at] = 0;
+    /* tails are plain ASCII folded frames: depth matters only to austin */
+    if ((rc = frame_func(r, &func, t.text, n, 2, true, pyprof__hash_bytes(t.text, n))) < 0)
+        return rc;
+    uint64_t h = path_hash(t.path, func);
+    if ((rc = pyprof__profile_stack_append(r->p, &node, at, func)) < 0 ||
+        (rc = path_put(r, h, node)) < 0)
+        return rc;
+    if (!semi) {
+        r->tails[ti].node = PYPROF_NONE;
+        add_self(r, node, t.w, t.w);
+        return 0;
+    }
+    r->tails[ti].text = semi + 1;
+    r->tails[ti].len = t.len - (uint32_t)n - 1;
+    r->tails[ti].path = h;
+    return pyprof__tail_move(r, ti, node);
+}
+
+/*
+ * Walk the frames s[pos..len) down from `parent` (path hash `ph`, the
+ * frames' first depth `depth`), pushing tails down on the way, and add the
+ * weights where the stack ends.  `defer`: the frames after the first one
+ * new to the tree become a tail instead.  `cache`: note the frames for the
+ * next line (r->fend, fnode, fpath from index `depth`).
+ */
+static int
+walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_t ph,
+     size_t depth, bool plain, bool defer, double w0, double w1, bool cache)
+{
+    int rc;
+    bool fresh = false; /* parent was just added: nothing under it to find */
+    while (pos < len) {
+        const char *semi = memchr(s + pos, ';', len - pos);
+        size_t fe = semi ? (size_t)(semi - s) : len;
+        if (fe > UINT32_MAX)
+            return PYPROF_ELIMIT;
+        if (parent != PYPROF_NONE && pyprof__tail_at(r, parent) && (rc = tail_push(r, parent)) < 0)
+            return rc;
+        pyprof_id func, node = PYPROF_NONE;
+        uint64_t h = plain ? pyprof__hash_bytes(s + pos, fe - pos) : 0;
+        if ((rc = frame_func(r, &func, s + pos, fe - pos, depth, plain, h)) < 0)
+            return rc;
+        ph = path_hash(ph, func);
+        if (!fresh && r->path_tab) {
+            size_t nn;
+            node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), ph, parent, func);
+        }
+        if (node == PYPROF_NONE) {
+            if ((rc = pyprof__profile_stack_append(r->p, &node, parent, func)) < 0 ||
+                (rc = path_put(r, ph, node)) < 0)
+                return rc;
+            fresh = true;
+        }
+        if (cache) {
+            if (depth >= r->frames_cap && (rc = grow_frames(r, depth + 1)) < 0)
+                return rc;
+            r->fend[depth] = (uint32_t)fe;
+            r->fnode[depth] = node;
+            r->fpath[depth] = ph;
+            r->nframes = depth + 1;
+        }
+        parent = node;
+        depth++;
+        if (!semi)
+            break;
+        pos = fe + 1;
+        if (fresh && defer)
+            return pyprof__tail_new(r, node, s + pos, len - pos, w0, ph, true);
+    }
+    add_self(r, parent, w0, w1);
+    return 0;
+}
+
+int
+pyprof__collapsed_tails_finish(reader *r, double fraction)
+{
+    double sum = 0;
+    for (size_t i = 0; i < r->ntails; i++)
+        if (r->tails[i].node != PYPROF_NONE)
+            sum += r->tails[i].w;
+    /* Each tail left is the only stack through its frames, so its weight
+     * is its own leaf's self weight: a flame graph's total is at least this
+     * sum.  Half the fraction keeps rounding from ever cutting a stack the
+     * graph would draw. */
+    double cut = fraction * sum / 2;
+    for (size_t i = 0; i < r->ntails; i++) {
+        int rc = 0;
+        pyprof_id at = r->tails[i].node;
+        if (at == PYPROF_NONE)
+            continue;
+        if (r->tails[i].w < cut) {
+            rc = pyprof__profile_stack_elide(r->p, at, r->tails[i].w);
+            r->tail_of[at] = 0;
+            r->tails[i].node = PYPROF_NONE;
+        }
+        while (rc == 0 && r->tails[i].node != PYPROF_NONE)
+            rc = tail_push(r, r->tails[i].node);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
 int
 pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1)
@@ -397,6 +524,9 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     bool plain = plain_ascii(s + pos, len - pos);
     if (!plain)
         r->nonplain = true;
+    if (r->lazy) /* only stacks with one weight (in every metric) are deferred */
+        return walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PATH_ROOT_HASH, k, plain,
+                    plain && w0 == w1 && w0 > 0 && w0 < INFINITY, w0, w1, true);
 
     /* A big file's frame cache and tree do not fit in the CPU caches, so
      * most of the time goes into waiting for memory.  Each step below first
@@ -499,10 +629,37 @@ pyprof__collapsed_halves_mergeable(const reader *a, const reader *b)
            !a->inexact && !b->inexact && a->weight_sum + b->weight_sum < 9007199254740992.0;
 }
 
+/* Nodes a merge adds with a path slot (pushed-down tails of a), which may
+ * have children to look up: one byte per node added since `old`. */
+struct findable_set {
+    uint8_t *bits;
+    size_t cap;
+};
+
+static bool
+findable(const struct findable_set *s, size_t old, pyprof_id node)
+{
+    return node >= old && node - old < s->cap && s->bits[node - old];
+}
+
+static int
+mark_findable(struct findable_set *s, size_t old, size_t from, size_t to)
+{
+    if (to <= from)
+        return 0;
+    size_t ocap = s->cap;
+    if (PYPROF_GROW(s->bits, s->cap, to - old) < 0)
+        return PYPROF_ENOMEM;
+    memset(s->bits + ocap, 0, s->cap - ocap);
+    memset(s->bits + (from - old), 1, to - from);
+    return 0;
+}
+
 int
 pyprof__collapsed_merge(reader *a, reader *b)
 {
     int rc = 0;
+    struct findable_set later = {NULL, 0};
     const pyprof_profile *pb = b->p;
     size_t nf = pyprof_profile_func_count(pb), nn;
     const pyprof_stack_node *bn = pyprof_profile_stack_nodes(pb, &nn);
@@ -541,8 +698,15 @@ pyprof__collapsed_merge(reader *a, reader *b)
         const pyprof_stack_node *s = &bn[k];
         pyprof_id parent = s->parent == PYPROF_NONE ? PYPROF_NONE : nmap[s->parent];
         pyprof_id func = fmap[s->func], node = PYPROF_NONE;
-        if (parent == PYPROF_NONE || parent < old) {
-            path[k] = path_hash(s->parent == PYPROF_NONE ? PATH_ROOT_HASH : path[s->parent], func);
+        path[k] = path_hash(s->parent == PYPROF_NONE ? PATH_ROOT_HASH : path[s->parent], func);
+        if (parent == PYPROF_NONE || parent < old || findable(&later, old, parent)) {
+            /* a's tail under parent comes first (its stack was read first) */
+            if (parent != PYPROF_NONE && pyprof__tail_at(a, parent)) {
+                size_t from = pyprof_profile_stack_count(a->p);
+                if ((rc = tail_push(a, parent)) < 0 ||
+                    (rc = mark_findable(&later, old, from, pyprof_profile_stack_count(a->p))) < 0)
+                    goto out;
+            }
             if (a->path_tab) {
                 size_t na;
                 node = path_find(a, pyprof_profile_stack_nodes(a->p, &na), path[k], parent, func);
@@ -555,6 +719,22 @@ pyprof__collapsed_merge(reader *a, reader *b)
         d->self[0] += s->self[0];
         d->self[1] += s->self[1];
     }
+    /* b's tails: one under a node new to a can stay as it is (nothing is
+     * below that node); one under a node a had must be walked, as its
+     * stack would have been in one pass */
+    for (size_t i = 0; i < b->ntails; i++) {
+        const struct tail *t = &b->tails[i];
+        if (t->node == PYPROF_NONE)
+            continue;
+        pyprof_id v = nmap[t->node];
+        if (v >= old && !findable(&later, old, v))
+            rc = pyprof__tail_new(a, v, t->text, t->len, t->w, path[t->node], false);
+        else
+            rc = walk(a, t->text, 0, t->len, v, path[t->node], 2, true, true, t->w, t->w, false);
+        if (rc < 0)
+            goto out;
+    }
+    pyprof__tails_adopt(a, b);
     a->good += b->good;
     a->blank += b->blank;
     a->crlf += b->crlf;
@@ -565,6 +745,7 @@ out:
     pyprof__free(fmap);
     pyprof__free(nmap);
     pyprof__free(path);
+    pyprof__free(later.bits);
     return rc;
 }
 
@@ -598,6 +779,7 @@ void
 pyprof__collapsed_reader_free(reader *r)
 {
     pyprof__collapsed_reader_drop_lookups(r);
+    pyprof__tails_free(r);
     pyprof__free(r->str_of_func);
     r->str_of_func = NULL;
     r->sof_cap = 0;

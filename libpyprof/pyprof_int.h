@@ -122,6 +122,11 @@ void pyprof__idtab_free(pyprof__idtab *t);
  * millions of nodes. */
 int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
                                  pyprof_id func);
+/* Record `weight` of stacks left out below `node` (see pyprof_stack_elided). */
+int pyprof__profile_stack_elide(pyprof_profile *p, pyprof_id node, double weight);
+/* 0, or PYPROF_ECAPS (with a message naming `what`) when `p` has elided
+ * stacks: for operations that need every frame. */
+int pyprof__profile_whole_stacks(const pyprof_profile *p, pyprof_error *err, const char *what);
 
 /* ---- reading one file in parts (input.c) ------------------------------------------
  * A plain (not zstd) regular file can be read by two inputs at once: the

@@ -214,6 +214,15 @@ sum_totals(walk *w)
     w->flags = pyprof__zalloc(w->nt, 1);
     if (!w->total_w || !w->flags)
         return PYPROF_ENOMEM;
+    /* stacks the reader cut short: their weight is below the node, as the
+     * cut frames' would be (they could not be drawn: see
+     * pyprof_flame_elide_fraction) */
+    const pyprof_stack_elided *el;
+    size_t ne = pyprof_profile_stack_elided(w->p, &el);
+    for (size_t i = 0; i < ne; i++) {
+        w->total_w[el[i].node + 1] += el[i].weight > 0 ? el[i].weight : 0;
+        w->flags[el[i].node + 1] |= NODE_HAS_KIDS;
+    }
     for (size_t k = w->nt; k-- > 1;) {
         uint32_t up = up_of(w, (uint32_t)k);
         double sw = self_w(w, (uint32_t)k), own = sw > 0 ? sw : 0; /* negatives draw nothing */
@@ -702,7 +711,8 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
     if ((rc = setup(f, p, opts)) < 0)
         goto out;
     if (f->o.reverse) {
-        if ((rc = reversed(p, &rev)) < 0)
+        if ((rc = pyprof__profile_whole_stacks(p, err, "a reversed flame graph")) < 0 ||
+            (rc = reversed(p, &rev)) < 0)
             goto out;
         p = rev;
     }
@@ -775,6 +785,21 @@ out:
     }
     *out = f;
     return 0;
+}
+
+double
+pyprof_flame_elide_fraction(const pyprof_flame_options *opts)
+{
+    pyprof_flame_options def = PYPROF_FLAME_OPTIONS_INIT;
+    if (!opts)
+        opts = &def;
+    if (opts->reverse || !(opts->minwidth > 0) || !(opts->width > 2 * FLAME_XPAD))
+        return 0;
+    /* the layout's minimum width in samples is minwidth percent of the
+     * total, or minwidth px at (width - 2 * xpad) px for the total */
+    double f = opts->minwidth_percent ? opts->minwidth / 100
+                                      : opts->minwidth / (opts->width - 2 * FLAME_XPAD);
+    return f < INFINITY ? f : 0;
 }
 
 void
