@@ -16,7 +16,6 @@
 #include <pyprof/flame.h>
 
 #include <math.h>
-#include <sys/mman.h>
 
 #include "collapsed.h"
 
@@ -213,22 +212,7 @@ path_tag(uint64_t h)
 
 /* The table is probed at random all over: at 4 KiB pages nearly every
  * probe of a big one also misses the TLB.  Transparent huge pages, where
- * the system offers them on request, cut a tenth off reading a 1 GB file.
- * Only a hint. */
-static void
-advise_huge(void *p, size_t n)
-{
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
+ * the system offers them on request, cut a tenth off reading a 1 GB file. */
 static int
 path_grow(reader *r)
 {
@@ -238,7 +222,7 @@ path_grow(reader *r)
     uint64_t *nt = pyprof__malloc(ncap * sizeof(*nt));
     if (!nt)
         return PYPROF_ENOMEM;
-    advise_huge(nt, ncap * sizeof(*nt));
+    pyprof__advise_huge(nt, ncap * sizeof(*nt));
     memset(nt, 0, ncap * sizeof(*nt)); /* written, not calloc'd: see pyprof__zalloc */
     for (size_t i = 0; r->path_tab && i <= r->path_mask; i++) {
         uint64_t e = r->path_tab[i];
@@ -402,6 +386,11 @@ tail_push(reader *r, pyprof_id at)
     return pyprof__tail_move(r, ti, node);
 }
 
+/* Frames a walk looks at together: enough for the cache misses of their
+ * lookups to overlap, few enough that little is hashed past the first
+ * frame new to the tree (where a deferred stack stops). */
+#define WALK_AHEAD 8
+
 /*
  * Walk the frames s[pos..len) down from `parent` (path hash `ph`, the
  * frames' first depth `depth`), pushing tails down on the way, and add the
@@ -415,43 +404,84 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
 {
     int rc;
     bool fresh = false; /* parent was just added: nothing under it to find */
+    struct ahead {
+        size_t start, end;
+        uint64_t text, path; /* hashes of the frame's text and of its path */
+        pyprof_id func;
+    } fw[WALK_AHEAD];
     while (pos < len) {
-        const char *semi = memchr(s + pos, ';', len - pos);
-        size_t fe = semi ? (size_t)(semi - s) : len;
-        if (fe > UINT32_MAX)
-            return PYPROF_ELIMIT;
-        if (parent != PYPROF_NONE && pyprof__tail_at(r, parent) && (rc = tail_push(r, parent)) < 0)
-            return rc;
-        pyprof_id func, node = PYPROF_NONE;
-        uint64_t h = plain ? pyprof__hash_bytes(s + pos, fe - pos) : 0;
-        if ((rc = frame_func(r, &func, s + pos, fe - pos, depth, plain, h)) < 0)
-            return rc;
-        ph = path_hash(ph, func);
-        if (!fresh && r->path_tab) {
-            size_t nn;
-            node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), ph, parent, func);
+        /* 1. the next frames' ends and text hashes; their frame-cache slots */
+        size_t n = 0;
+        for (size_t p = pos; n < WALK_AHEAD;) {
+            const char *semi = memchr(s + p, ';', len - p);
+            size_t fe = semi ? (size_t)(semi - s) : len;
+            if (fe > UINT32_MAX)
+                return PYPROF_ELIMIT;
+            fw[n].start = p;
+            fw[n].end = fe;
+            fw[n].text = plain ? pyprof__hash_bytes(s + p, fe - p) : 0;
+            if (plain && r->fc)
+                __builtin_prefetch(&r->fc[fw[n].text & r->fc_mask]);
+            n++;
+            if (!semi)
+                break;
+            p = fe + 1;
         }
-        if (node == PYPROF_NONE) {
-            if ((rc = pyprof__profile_stack_append(r->p, &node, parent, func)) < 0 ||
-                (rc = path_put(r, ph, node)) < 0)
+        for (size_t j = 0; plain && r->fc && j < n; j++) { /* the texts the slots point to */
+            const struct frame_cache *e = &r->fc[fw[j].text & r->fc_mask];
+            if (e->hash == fw[j].text)
+                __builtin_prefetch(e->text);
+        }
+        /* 2. their functions and path hashes; the path slots (3.) and the
+         *    nodes they name, unless nothing below can be in the tree */
+        uint64_t h = ph;
+        for (size_t j = 0; j < n; j++) {
+            if ((rc = frame_func(r, &fw[j].func, s + fw[j].start, fw[j].end - fw[j].start,
+                                 depth + j, plain, fw[j].text)) < 0)
                 return rc;
-            fresh = true;
+            h = fw[j].path = path_hash(h, fw[j].func);
+            if (!fresh && r->path_tab)
+                __builtin_prefetch(&r->path_tab[path_tag(h) & r->path_mask]);
         }
-        if (cache) {
-            if (depth >= r->frames_cap && (rc = grow_frames(r, depth + 1)) < 0)
+        size_t nn;
+        const pyprof_stack_node *nodes = pyprof_profile_stack_nodes(r->p, &nn);
+        for (size_t j = 0; !fresh && r->path_tab && j < n; j++) {
+            uint64_t e = r->path_tab[path_tag(fw[j].path) & r->path_mask];
+            if (e && (uint32_t)(e >> 32) == path_tag(fw[j].path))
+                __builtin_prefetch(&nodes[(uint32_t)e - 1]);
+        }
+        /* 4. down the tree */
+        for (size_t j = 0; j < n; j++) {
+            if (parent != PYPROF_NONE && pyprof__tail_at(r, parent) &&
+                (rc = tail_push(r, parent)) < 0)
                 return rc;
-            r->fend[depth] = (uint32_t)fe;
-            r->fnode[depth] = node;
-            r->fpath[depth] = ph;
-            r->nframes = depth + 1;
+            pyprof_id node = PYPROF_NONE;
+            if (!fresh && r->path_tab)
+                node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), fw[j].path, parent,
+                                 fw[j].func);
+            if (node == PYPROF_NONE) {
+                if ((rc = pyprof__profile_stack_append(r->p, &node, parent, fw[j].func)) < 0 ||
+                    (rc = path_put(r, fw[j].path, node)) < 0)
+                    return rc;
+                fresh = true;
+            }
+            if (cache) {
+                if (depth >= r->frames_cap && (rc = grow_frames(r, depth + 1)) < 0)
+                    return rc;
+                r->fend[depth] = (uint32_t)fw[j].end;
+                r->fnode[depth] = node;
+                r->fpath[depth] = fw[j].path;
+                r->nframes = depth + 1;
+            }
+            parent = node;
+            ph = fw[j].path;
+            depth++;
+            pos = fw[j].end + 1;
+            if (fw[j].end == len) /* the last frame */
+                break;
+            if (fresh && defer)
+                return pyprof__tail_new(r, node, s + pos, len - pos, w0, ph, true);
         }
-        parent = node;
-        depth++;
-        if (!semi)
-            break;
-        pos = fe + 1;
-        if (fresh && defer)
-            return pyprof__tail_new(r, node, s + pos, len - pos, w0, ph, true);
     }
     add_self(r, parent, w0, w1);
     return 0;
@@ -513,8 +543,10 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
         r->prev = np;
         r->prev_cap = len;
     }
-    memcpy(r->prev + c, s + c, len - c);
-    r->prev_len = len;
+    if (!r->lazy) { /* (a lazy walk keeps only what it put in the tree, below) */
+        memcpy(r->prev + c, s + c, len - c);
+        r->prev_len = len;
+    }
     r->nframes = k;
 
     pyprof_id parent = k ? r->fnode[k - 1] : PYPROF_NONE;
@@ -524,9 +556,21 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     bool plain = plain_ascii(s + pos, len - pos);
     if (!plain)
         r->nonplain = true;
-    if (r->lazy) /* only stacks with one weight (in every metric) are deferred */
-        return walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PATH_ROOT_HASH, k, plain,
-                    plain && w0 == w1 && w0 > 0 && w0 < INFINITY, w0, w1, true);
+    if (r->lazy) { /* only stacks with one weight (in every metric) are deferred */
+        rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PATH_ROOT_HASH, k, plain,
+                  plain && w0 == w1 && w0 > 0 && w0 < INFINITY, w0, w1, true);
+        /* the next line can reuse only frames in the tree: keep the text up
+         * to the separator after the last one (a deferred stack's tail is
+         * half of a big file's bytes, and copying it here cost as much as
+         * reading it) */
+        size_t keep = r->nframes ? (size_t)r->fend[r->nframes - 1] + 1 : 0;
+        if (keep > len)
+            keep = len;
+        if (keep > c)
+            memcpy(r->prev + c, s + c, keep - c);
+        r->prev_len = keep;
+        return rc;
+    }
 
     /* A big file's frame cache and tree do not fit in the CPU caches, so
      * most of the time goes into waiting for memory.  Each step below first

@@ -23,9 +23,11 @@
 
 #include "collapsed.h"
 
-/* Big enough that chunk headers and the malloc calls cost nothing, small
- * enough that a small file does not pay for a big block. */
-#define CHUNK_MIN ((size_t)1 << 20)
+/* Chunks grow from 1 MiB to 32 MiB: a small file gets a small block, and
+ * a 1 GB file (half a GB of tail text) a few dozen, each faulted in with
+ * one call: page by page, the faults cost a sixth of the read. */
+#define CHUNK_FIRST ((size_t)1 << 20)
+#define CHUNK_MAX ((size_t)32 << 20)
 
 struct tail_chunk {
     struct tail_chunk *next;
@@ -39,10 +41,13 @@ chunk_room(reader *r, size_t n)
 {
     struct tail_chunk *c = r->chunks;
     if (!c || c->cap - c->used < n) {
-        size_t cap = n > CHUNK_MIN ? n : CHUNK_MIN;
+        size_t cap = !c ? CHUNK_FIRST : c->cap < CHUNK_MAX ? c->cap * 2 : CHUNK_MAX;
+        if (cap < n)
+            cap = n;
         c = pyprof__malloc(sizeof(*c) + cap);
         if (!c)
             return NULL;
+        pyprof__populate(c->text, cap);
         c->next = r->chunks;
         c->used = 0;
         c->cap = cap;

@@ -45,6 +45,12 @@ void *pyprof__calloc(size_t n, size_t size);
 /* Zeroed like calloc, but with every page written now: for big tables that
  * are read before they are written (see alloc.c). */
 void *pyprof__zalloc(size_t n, size_t size);
+/* Ask for transparent huge pages over the whole 2 MiB pages inside
+ * [p, p + n) (see alloc.c); a hint. */
+void pyprof__advise_huge(void *p, size_t n);
+/* Fault in the pages inside [p, p + n) for writing, in one call (see
+ * alloc.c); a hint. */
+void pyprof__populate(void *p, size_t n);
 void *pyprof__realloc(void *p, size_t n);
 /* realloc of n*size bytes with overflow checking */
 void *pyprof__reallocarray(void *p, size_t n, size_t size);
