@@ -76,13 +76,14 @@ typedef struct pyprof__collapsed_reader {
     size_t path_mask, path_used;
 
     /* Lazy reading (pyprof_read_options.stack_elide_below, collapsed_tail.c):
-     * a stack's frames after its first one new to the tree are kept as
-     * text, a "tail" hanging from that node, until another stack needs to
-     * go below it.  tail_of[node] is the node's tail index + 1 (0: none). */
+     * a stack's frames after its first one new to the tree are kept as a
+     * list of functions, a "tail" hanging from that node, until another
+     * stack needs to go below it.  tail_of[node] is the node's tail index
+     * + 1 (0: none). */
     bool lazy;
     struct tail {
-        const char *text; /* the frames below `node`, "f;f;f" (in a chunk) */
-        uint32_t len;
+        pyprof_id *funcs; /* the frames below `node`, outermost first (in a chunk) */
+        uint32_t n;
         pyprof_id node; /* PYPROF_NONE once the tail is all in the tree */
         uint64_t path;  /* path hash of `node` */
         double w;       /* the stack's weight (every metric) */
@@ -90,7 +91,7 @@ typedef struct pyprof__collapsed_reader {
     size_t ntails, tails_cap;
     uint32_t *tail_of;
     size_t tail_of_cap;
-    struct tail_chunk *chunks; /* tail texts: blocks that never move */
+    struct tail_chunk *chunks; /* tail functions: blocks that never move */
 
     double root_self; /* weight of empty stacks: the root alone */
     uint64_t good, blank, bad, crlf;
@@ -116,14 +117,14 @@ pyprof__tail_at(const pyprof__collapsed_reader *r, pyprof_id node)
 {
     return node < r->tail_of_cap ? r->tail_of[node] : 0;
 }
-/* Hang a new tail of text[0..len) and weight w from `node` (which has no
- * tail); `copy`: the text is copied (else it must live in a chunk the
- * reader owns, see pyprof__tails_adopt). */
-int pyprof__tail_new(pyprof__collapsed_reader *r, pyprof_id node, const char *text, size_t len,
+/* Hang a new tail of functions funcs[0..n) and weight w from `node`
+ * (which has no tail); `copy`: the functions are copied (else they must
+ * live in a chunk the reader owns, see pyprof__tails_adopt). */
+int pyprof__tail_new(pyprof__collapsed_reader *r, pyprof_id node, pyprof_id *funcs, size_t n,
                      double w, uint64_t path, bool copy);
-/* Move tail index `ti` to `node`, with text and path already updated. */
+/* Move tail index `ti` to `node`, with funcs and path already updated. */
 int pyprof__tail_move(pyprof__collapsed_reader *r, uint32_t ti, pyprof_id node);
-/* Take over the text chunks of b (after a merge that moved b's tails to a). */
+/* Take over the chunks of b (after a merge that moved b's tails to a). */
 void pyprof__tails_adopt(pyprof__collapsed_reader *a, pyprof__collapsed_reader *b);
 void pyprof__tails_free(pyprof__collapsed_reader *r);
 /* End of a lazy read: the tails lighter than `fraction` of all tails'

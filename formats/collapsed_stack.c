@@ -363,27 +363,89 @@ tail_push(reader *r, pyprof_id at)
 {
     uint32_t ti = pyprof__tail_at(r, at) - 1;
     struct tail t = r->tails[ti];
-    const char *semi = memchr(t.text, ';', t.len);
-    size_t n = semi ? (size_t)(semi - t.text) : t.len;
-    pyprof_id func, node;
+    pyprof_id node;
     int rc;
     r->tail_of[at] = 0;
-    /* tails are plain ASCII folded frames: depth matters only to austin */
-    if ((rc = frame_func(r, &func, t.text, n, 2, true, pyprof__hash_bytes(t.text, n))) < 0)
-        return rc;
-    uint64_t h = path_hash(t.path, func);
-    if ((rc = pyprof__profile_stack_append(r->p, &node, at, func)) < 0 ||
+    uint64_t h = path_hash(t.path, t.funcs[0]);
+    if ((rc = pyprof__profile_stack_append(r->p, &node, at, t.funcs[0])) < 0 ||
         (rc = path_put(r, h, node)) < 0)
         return rc;
-    if (!semi) {
+    if (t.n == 1) {
         r->tails[ti].node = PYPROF_NONE;
         add_self(r, node, t.w, t.w);
         return 0;
     }
-    r->tails[ti].text = semi + 1;
-    r->tails[ti].len = t.len - (uint32_t)n - 1;
+    r->tails[ti].funcs = t.funcs + 1;
+    r->tails[ti].n = t.n - 1;
     r->tails[ti].path = h;
     return pyprof__tail_move(r, ti, node);
+}
+
+/* The functions of the frames s[pos..len) into r->ffunc[from...] (the
+ * frame arrays past the cached frames are scratch here), with a whole
+ * stack's frame-cache misses started at once as in the eager path; their
+ * number in *n. */
+static int
+rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, bool plain, size_t *n)
+{
+    int rc;
+    size_t k = from, start = pos;
+    while (pos < len) {
+        const char *semi = memchr(s + pos, ';', len - pos);
+        size_t fe = semi ? (size_t)(semi - s) : len;
+        if (fe > UINT32_MAX)
+            return PYPROF_ELIMIT;
+        if (k >= r->frames_cap && (rc = grow_frames(r, k + 1)) < 0)
+            return rc;
+        r->fend[k] = (uint32_t)fe;
+        r->fhash[k] = plain ? pyprof__hash_bytes(s + pos, fe - pos) : 0;
+        if (plain && r->fc)
+            __builtin_prefetch(&r->fc[r->fhash[k] & r->fc_mask]);
+        k++;
+        if (!semi)
+            break;
+        pos = fe + 1;
+    }
+    for (size_t i = from; plain && r->fc && i < k; i++) {
+        const struct frame_cache *e = &r->fc[r->fhash[i] & r->fc_mask];
+        if (e->hash == r->fhash[i])
+            __builtin_prefetch(e->text);
+    }
+    for (size_t i = from; i < k; i++) {
+        size_t fs = i > from ? (size_t)r->fend[i - 1] + 1 : start;
+        if ((rc = frame_func(r, &r->ffunc[i], s + fs, r->fend[i] - fs, i, plain, r->fhash[i])) < 0)
+            return rc;
+    }
+    *n = k - from;
+    return 0;
+}
+
+/* Walk a tail's functions funcs[0..n) down from `parent` (path hash `ph`),
+ * as walk() does frames: for b's tails in a merge. */
+static int
+walk_funcs(reader *r, pyprof_id *funcs, size_t n, pyprof_id parent, uint64_t ph, double w)
+{
+    int rc;
+    for (size_t i = 0; i < n; i++) {
+        if (pyprof__tail_at(r, parent) && (rc = tail_push(r, parent)) < 0)
+            return rc;
+        pyprof_id node = PYPROF_NONE;
+        ph = path_hash(ph, funcs[i]);
+        if (r->path_tab) {
+            size_t nn;
+            node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), ph, parent, funcs[i]);
+        }
+        if (node == PYPROF_NONE) {
+            if ((rc = pyprof__profile_stack_append(r->p, &node, parent, funcs[i])) < 0 ||
+                (rc = path_put(r, ph, node)) < 0)
+                return rc;
+            if (i + 1 < n) /* the rest stays a tail (its list is in a chunk already) */
+                return pyprof__tail_new(r, node, funcs + i + 1, n - i - 1, w, ph, false);
+        }
+        parent = node;
+    }
+    add_self(r, parent, w, w);
+    return 0;
 }
 
 /* Frames a walk looks at together: enough for the cache misses of their
@@ -479,8 +541,12 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
             pos = fw[j].end + 1;
             if (fw[j].end == len) /* the last frame */
                 break;
-            if (fresh && defer)
-                return pyprof__tail_new(r, node, s + pos, len - pos, w0, ph, true);
+            if (fresh && defer) {
+                size_t nrest;
+                if ((rc = rest_funcs(r, s, pos, len, depth, plain, &nrest)) < 0)
+                    return rc;
+                return pyprof__tail_new(r, node, r->ffunc + depth, nrest, w0, ph, true);
+            }
         }
     }
     add_self(r, parent, w0, w1);
@@ -558,7 +624,7 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
         r->nonplain = true;
     if (r->lazy) { /* only stacks with one weight (in every metric) are deferred */
         rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PATH_ROOT_HASH, k, plain,
-                  plain && w0 == w1 && w0 > 0 && w0 < INFINITY, w0, w1, true);
+                  w0 == w1 && w0 > 0 && w0 < INFINITY, w0, w1, true);
         /* the next line can reuse only frames in the tree: keep the text up
          * to the separator after the last one (a deferred stack's tail is
          * half of a big file's bytes, and copying it here cost as much as
@@ -767,14 +833,16 @@ pyprof__collapsed_merge(reader *a, reader *b)
      * below that node); one under a node a had must be walked, as its
      * stack would have been in one pass */
     for (size_t i = 0; i < b->ntails; i++) {
-        const struct tail *t = &b->tails[i];
+        struct tail *t = &b->tails[i];
         if (t->node == PYPROF_NONE)
             continue;
         pyprof_id v = nmap[t->node];
+        for (uint32_t j = 0; j < t->n; j++) /* b's function ids to a's */
+            t->funcs[j] = fmap[t->funcs[j]];
         if (v >= old && !findable(&later, old, v))
-            rc = pyprof__tail_new(a, v, t->text, t->len, t->w, path[t->node], false);
+            rc = pyprof__tail_new(a, v, t->funcs, t->n, t->w, path[t->node], false);
         else
-            rc = walk(a, t->text, 0, t->len, v, path[t->node], 2, true, true, t->w, t->w, false);
+            rc = walk_funcs(a, t->funcs, t->n, v, path[t->node], t->w);
         if (rc < 0)
             goto out;
     }
