@@ -542,10 +542,16 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
             if (fw[j].end == len) /* the last frame */
                 break;
             if (fresh && defer) {
-                size_t nrest;
-                if ((rc = rest_funcs(r, s, pos, len, depth, plain, &nrest)) < 0)
+                /* the rest's functions: those of this window, then the others */
+                size_t m = n - j - 1, more = 0;
+                if (depth + m > r->frames_cap && (rc = grow_frames(r, depth + m)) < 0)
                     return rc;
-                return pyprof__tail_new(r, node, r->ffunc + depth, nrest, w0, ph, true);
+                for (size_t i = 0; i < m; i++)
+                    r->ffunc[depth + i] = fw[j + 1 + i].func;
+                if (fw[n - 1].end < len &&
+                    (rc = rest_funcs(r, s, fw[n - 1].end + 1, len, depth + m, plain, &more)) < 0)
+                    return rc;
+                return pyprof__tail_new(r, node, r->ffunc + depth, m + more, w0, ph, true);
             }
         }
     }
