@@ -36,6 +36,8 @@
  */
 #include "config.h"
 
+#include <math.h>
+
 #include <pyprof/flame.h>
 
 #include "collapsed.h"
@@ -530,11 +532,13 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
 
     bool done = false;
     bool one_thread = opts && opts->version >= 2 && opts->threads == 1;
+    double elide = opts && opts->version >= 3 ? opts->stack_elide_below : 0;
+    r.lazy = elide > 0 && elide < INFINITY && r.dialect == D_FOLDED;
     if (!u16 && !one_thread && (rc = pyprof__collapsed_read_split(&r, &done)) < 0)
         goto out;
     if (!done && (rc = pyprof__collapsed_read_lines(&r, true)) < 0)
         goto out;
-    if ((rc = finish(&r)) < 0)
+    if ((r.lazy && (rc = pyprof__collapsed_tails_finish(&r, elide)) < 0) || (rc = finish(&r)) < 0)
         pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",
                            pyprof_status_string(rc));
 out:

@@ -75,6 +75,24 @@ typedef struct pyprof__collapsed_reader {
     uint64_t *path_tab;
     size_t path_mask, path_used;
 
+    /* Lazy reading (pyprof_read_options.stack_elide_below, collapsed_tail.c):
+     * a stack's frames after its first one new to the tree are kept as a
+     * list of functions, a "tail" hanging from that node, until another
+     * stack needs to go below it.  tail_of[node] is the node's tail index
+     * + 1 (0: none). */
+    bool lazy;
+    struct tail {
+        pyprof_id *funcs; /* the frames below `node`, outermost first (in a chunk) */
+        uint32_t n;
+        pyprof_id node; /* PYPROF_NONE once the tail is all in the tree */
+        uint64_t path;  /* path hash of `node` */
+        double w;       /* the stack's weight (every metric) */
+    } * tails;
+    size_t ntails, tails_cap;
+    uint32_t *tail_of;
+    size_t tail_of_cap;
+    struct tail_chunk *chunks; /* tail functions: blocks that never move */
+
     double root_self; /* weight of empty stacks: the root alone */
     uint64_t good, blank, bad, crlf;
     uint64_t bad_lines[MAX_BAD_LINES_KEPT];
@@ -90,6 +108,28 @@ typedef pyprof__collapsed_reader reader;
 /* Add one stack s[0..len) ("frame;frame;...", outermost first) with weights
  * w0 (metric 0) and w1 (metric 1). */
 int pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1);
+
+/* ---- tails (collapsed_tail.c) ---- */
+
+/* The tail index + 1 of `node`, 0 if it has none. */
+static inline uint32_t
+pyprof__tail_at(const pyprof__collapsed_reader *r, pyprof_id node)
+{
+    return node < r->tail_of_cap ? r->tail_of[node] : 0;
+}
+/* Hang a new tail of functions funcs[0..n) and weight w from `node`
+ * (which has no tail); `copy`: the functions are copied (else they must
+ * live in a chunk the reader owns, see pyprof__tails_adopt). */
+int pyprof__tail_new(pyprof__collapsed_reader *r, pyprof_id node, pyprof_id *funcs, size_t n,
+                     double w, uint64_t path, bool copy);
+/* Move tail index `ti` to `node`, with funcs and path already updated. */
+int pyprof__tail_move(pyprof__collapsed_reader *r, uint32_t ti, pyprof_id node);
+/* Take over the chunks of b (after a merge that moved b's tails to a). */
+void pyprof__tails_adopt(pyprof__collapsed_reader *a, pyprof__collapsed_reader *b);
+void pyprof__tails_free(pyprof__collapsed_reader *r);
+/* End of a lazy read: the tails lighter than `fraction` of all tails'
+ * weight are elided (pyprof_stack_elided), the others put in the tree. */
+int pyprof__collapsed_tails_finish(pyprof__collapsed_reader *r, double fraction);
 
 /* Free what the reader allocated (not the profile). */
 void pyprof__collapsed_reader_free(reader *r);

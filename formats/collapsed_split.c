@@ -86,7 +86,7 @@ read_halves(reader *a, uint64_t mid, bool *done)
 {
     int rc;
     pyprof_error berr = PYPROF_ERROR_INIT;
-    reader b = {.err = &berr, .dialect = a->dialect};
+    reader b = {.err = &berr, .dialect = a->dialect, .lazy = a->lazy};
     pthread_t th;
     void *failed = NULL;
     if ((rc = pyprof_profile_new(&b.p)) < 0)

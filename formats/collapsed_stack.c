@@ -15,7 +15,7 @@
 
 #include <pyprof/flame.h>
 
-#include <sys/mman.h>
+#include <math.h>
 
 #include "collapsed.h"
 
@@ -212,22 +212,7 @@ path_tag(uint64_t h)
 
 /* The table is probed at random all over: at 4 KiB pages nearly every
  * probe of a big one also misses the TLB.  Transparent huge pages, where
- * the system offers them on request, cut a tenth off reading a 1 GB file.
- * Only a hint. */
-static void
-advise_huge(void *p, size_t n)
-{
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
+ * the system offers them on request, cut a tenth off reading a 1 GB file. */
 static int
 path_grow(reader *r)
 {
@@ -237,7 +222,7 @@ path_grow(reader *r)
     uint64_t *nt = pyprof__malloc(ncap * sizeof(*nt));
     if (!nt)
         return PYPROF_ENOMEM;
-    advise_huge(nt, ncap * sizeof(*nt));
+    pyprof__advise_huge(nt, ncap * sizeof(*nt));
     memset(nt, 0, ncap * sizeof(*nt)); /* written, not calloc'd: see pyprof__zalloc */
     for (size_t i = 0; r->path_tab && i <= r->path_mask; i++) {
         uint64_t e = r->path_tab[i];
@@ -360,6 +345,250 @@ note_weights(reader *r, double w0, double w1)
         r->inexact = true;
 }
 
+/* ---- the lazy walk (see collapsed_tail.c) ------------------------------------------------------ */
+
+static inline void
+add_self(reader *r, pyprof_id node, double w0, double w1)
+{
+    pyprof_stack_node *nd = pyprof_profile_stack_node_mut(r->p, node);
+    nd->self[0] += w0;
+    nd->self[1] += w1;
+}
+
+/* Put the first frame of the tail of `at` in the tree and hang the rest
+ * from it.  The frame becomes at's only child: a stack that went below
+ * `at` would have pushed the tail down already. */
+static int
+tail_push(reader *r, pyprof_id at)
+{
+    uint32_t ti = pyprof__tail_at(r, at) - 1;
+    struct tail t = r->tails[ti];
+    pyprof_id node;
+    int rc;
+    r->tail_of[at] = 0;
+    uint64_t h = path_hash(t.path, t.funcs[0]);
+    if ((rc = pyprof__profile_stack_append(r->p, &node, at, t.funcs[0])) < 0 ||
+        (rc = path_put(r, h, node)) < 0)
+        return rc;
+    if (t.n == 1) {
+        r->tails[ti].node = PYPROF_NONE;
+        add_self(r, node, t.w, t.w);
+        return 0;
+    }
+    r->tails[ti].funcs = t.funcs + 1;
+    r->tails[ti].n = t.n - 1;
+    r->tails[ti].path = h;
+    return pyprof__tail_move(r, ti, node);
+}
+
+/* The functions of the frames s[pos..len) into r->ffunc[from...] (the
+ * frame arrays past the cached frames are scratch here), with a whole
+ * stack's frame-cache misses started at once as in the eager path; their
+ * number in *n. */
+static int
+rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, bool plain, size_t *n)
+{
+    int rc;
+    size_t k = from, start = pos;
+    while (pos < len) {
+        const char *semi = memchr(s + pos, ';', len - pos);
+        size_t fe = semi ? (size_t)(semi - s) : len;
+        if (fe > UINT32_MAX)
+            return PYPROF_ELIMIT;
+        if (k >= r->frames_cap && (rc = grow_frames(r, k + 1)) < 0)
+            return rc;
+        r->fend[k] = (uint32_t)fe;
+        r->fhash[k] = plain ? pyprof__hash_bytes(s + pos, fe - pos) : 0;
+        if (plain && r->fc)
+            __builtin_prefetch(&r->fc[r->fhash[k] & r->fc_mask]);
+        k++;
+        if (!semi)
+            break;
+        pos = fe + 1;
+    }
+    for (size_t i = from; plain && r->fc && i < k; i++) {
+        const struct frame_cache *e = &r->fc[r->fhash[i] & r->fc_mask];
+        if (e->hash == r->fhash[i])
+            __builtin_prefetch(e->text);
+    }
+    for (size_t i = from; i < k; i++) {
+        size_t fs = i > from ? (size_t)r->fend[i - 1] + 1 : start;
+        if ((rc = frame_func(r, &r->ffunc[i], s + fs, r->fend[i] - fs, i, plain, r->fhash[i])) < 0)
+            return rc;
+    }
+    *n = k - from;
+    return 0;
+}
+
+/* Walk a tail's functions funcs[0..n) down from `parent` (path hash `ph`),
+ * as walk() does frames: for b's tails in a merge. */
+static int
+walk_funcs(reader *r, pyprof_id *funcs, size_t n, pyprof_id parent, uint64_t ph, double w)
+{
+    int rc;
+    for (size_t i = 0; i < n; i++) {
+        if (pyprof__tail_at(r, parent) && (rc = tail_push(r, parent)) < 0)
+            return rc;
+        pyprof_id node = PYPROF_NONE;
+        ph = path_hash(ph, funcs[i]);
+        if (r->path_tab) {
+            size_t nn;
+            node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), ph, parent, funcs[i]);
+        }
+        if (node == PYPROF_NONE) {
+            if ((rc = pyprof__profile_stack_append(r->p, &node, parent, funcs[i])) < 0 ||
+                (rc = path_put(r, ph, node)) < 0)
+                return rc;
+            if (i + 1 < n) /* the rest stays a tail (its list is in a chunk already) */
+                return pyprof__tail_new(r, node, funcs + i + 1, n - i - 1, w, ph, false);
+        }
+        parent = node;
+    }
+    add_self(r, parent, w, w);
+    return 0;
+}
+
+/* Frames a walk looks at together: enough for the cache misses of their
+ * lookups to overlap, few enough that little is hashed past the first
+ * frame new to the tree (where a deferred stack stops). */
+#define WALK_AHEAD 8
+
+/*
+ * Walk the frames s[pos..len) down from `parent` (path hash `ph`, the
+ * frames' first depth `depth`), pushing tails down on the way, and add the
+ * weights where the stack ends.  `defer`: the frames after the first one
+ * new to the tree become a tail instead.  `cache`: note the frames for the
+ * next line (r->fend, fnode, fpath from index `depth`).
+ */
+static int
+walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_t ph,
+     size_t depth, bool plain, bool defer, double w0, double w1, bool cache)
+{
+    int rc;
+    bool fresh = false; /* parent was just added: nothing under it to find */
+    struct ahead {
+        size_t start, end;
+        uint64_t text, path; /* hashes of the frame's text and of its path */
+        pyprof_id func;
+    } fw[WALK_AHEAD];
+    while (pos < len) {
+        /* 1. the next frames' ends and text hashes; their frame-cache slots */
+        size_t n = 0;
+        for (size_t p = pos; n < WALK_AHEAD;) {
+            const char *semi = memchr(s + p, ';', len - p);
+            size_t fe = semi ? (size_t)(semi - s) : len;
+            if (fe > UINT32_MAX)
+                return PYPROF_ELIMIT;
+            fw[n].start = p;
+            fw[n].end = fe;
+            fw[n].text = plain ? pyprof__hash_bytes(s + p, fe - p) : 0;
+            if (plain && r->fc)
+                __builtin_prefetch(&r->fc[fw[n].text & r->fc_mask]);
+            n++;
+            if (!semi)
+                break;
+            p = fe + 1;
+        }
+        for (size_t j = 0; plain && r->fc && j < n; j++) { /* the texts the slots point to */
+            const struct frame_cache *e = &r->fc[fw[j].text & r->fc_mask];
+            if (e->hash == fw[j].text)
+                __builtin_prefetch(e->text);
+        }
+        /* 2. their functions and path hashes; the path slots (3.) and the
+         *    nodes they name, unless nothing below can be in the tree */
+        uint64_t h = ph;
+        for (size_t j = 0; j < n; j++) {
+            if ((rc = frame_func(r, &fw[j].func, s + fw[j].start, fw[j].end - fw[j].start,
+                                 depth + j, plain, fw[j].text)) < 0)
+                return rc;
+            h = fw[j].path = path_hash(h, fw[j].func);
+            if (!fresh && r->path_tab)
+                __builtin_prefetch(&r->path_tab[path_tag(h) & r->path_mask]);
+        }
+        size_t nn;
+        const pyprof_stack_node *nodes = pyprof_profile_stack_nodes(r->p, &nn);
+        for (size_t j = 0; !fresh && r->path_tab && j < n; j++) {
+            uint64_t e = r->path_tab[path_tag(fw[j].path) & r->path_mask];
+            if (e && (uint32_t)(e >> 32) == path_tag(fw[j].path))
+                __builtin_prefetch(&nodes[(uint32_t)e - 1]);
+        }
+        /* 4. down the tree */
+        for (size_t j = 0; j < n; j++) {
+            if (parent != PYPROF_NONE && pyprof__tail_at(r, parent) &&
+                (rc = tail_push(r, parent)) < 0)
+                return rc;
+            pyprof_id node = PYPROF_NONE;
+            if (!fresh && r->path_tab)
+                node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), fw[j].path, parent,
+                                 fw[j].func);
+            if (node == PYPROF_NONE) {
+                if ((rc = pyprof__profile_stack_append(r->p, &node, parent, fw[j].func)) < 0 ||
+                    (rc = path_put(r, fw[j].path, node)) < 0)
+                    return rc;
+                fresh = true;
+            }
+            if (cache) {
+                if (depth >= r->frames_cap && (rc = grow_frames(r, depth + 1)) < 0)
+                    return rc;
+                r->fend[depth] = (uint32_t)fw[j].end;
+                r->fnode[depth] = node;
+                r->fpath[depth] = fw[j].path;
+                r->nframes = depth + 1;
+            }
+            parent = node;
+            ph = fw[j].path;
+            depth++;
+            pos = fw[j].end + 1;
+            if (fw[j].end == len) /* the last frame */
+                break;
+            if (fresh && defer) {
+                /* the rest's functions: those of this window, then the others */
+                size_t m = n - j - 1, more = 0;
+                if (depth + m > r->frames_cap && (rc = grow_frames(r, depth + m)) < 0)
+                    return rc;
+                for (size_t i = 0; i < m; i++)
+                    r->ffunc[depth + i] = fw[j + 1 + i].func;
+                if (fw[n - 1].end < len &&
+                    (rc = rest_funcs(r, s, fw[n - 1].end + 1, len, depth + m, plain, &more)) < 0)
+                    return rc;
+                return pyprof__tail_new(r, node, r->ffunc + depth, m + more, w0, ph, true);
+            }
+        }
+    }
+    add_self(r, parent, w0, w1);
+    return 0;
+}
+
+int
+pyprof__collapsed_tails_finish(reader *r, double fraction)
+{
+    double sum = 0;
+    for (size_t i = 0; i < r->ntails; i++)
+        if (r->tails[i].node != PYPROF_NONE)
+            sum += r->tails[i].w;
+    /* Each tail left is the only stack through its frames, so its weight
+     * is its own leaf's self weight: a flame graph's total is at least this
+     * sum.  Half the fraction keeps rounding from ever cutting a stack the
+     * graph would draw. */
+    double cut = fraction * sum / 2;
+    for (size_t i = 0; i < r->ntails; i++) {
+        int rc = 0;
+        pyprof_id at = r->tails[i].node;
+        if (at == PYPROF_NONE)
+            continue;
+        if (r->tails[i].w < cut) {
+            rc = pyprof__profile_stack_elide(r->p, at, r->tails[i].w);
+            r->tail_of[at] = 0;
+            r->tails[i].node = PYPROF_NONE;
+        }
+        while (rc == 0 && r->tails[i].node != PYPROF_NONE)
+            rc = tail_push(r, r->tails[i].node);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
 int
 pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1)
@@ -386,8 +615,10 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
         r->prev = np;
         r->prev_cap = len;
     }
-    memcpy(r->prev + c, s + c, len - c);
-    r->prev_len = len;
+    if (!r->lazy) { /* (a lazy walk keeps only what it put in the tree, below) */
+        memcpy(r->prev + c, s + c, len - c);
+        r->prev_len = len;
+    }
     r->nframes = k;
 
     pyprof_id parent = k ? r->fnode[k - 1] : PYPROF_NONE;
@@ -397,6 +628,21 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     bool plain = plain_ascii(s + pos, len - pos);
     if (!plain)
         r->nonplain = true;
+    if (r->lazy) { /* only stacks with one weight (in every metric) are deferred */
+        rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PATH_ROOT_HASH, k, plain,
+                  w0 == w1 && w0 > 0 && w0 < INFINITY, w0, w1, true);
+        /* the next line can reuse only frames in the tree: keep the text up
+         * to the separator after the last one (a deferred stack's tail is
+         * half of a big file's bytes, and copying it here cost as much as
+         * reading it) */
+        size_t keep = r->nframes ? (size_t)r->fend[r->nframes - 1] + 1 : 0;
+        if (keep > len)
+            keep = len;
+        if (keep > c)
+            memcpy(r->prev + c, s + c, keep - c);
+        r->prev_len = keep;
+        return rc;
+    }
 
     /* A big file's frame cache and tree do not fit in the CPU caches, so
      * most of the time goes into waiting for memory.  Each step below first
@@ -499,10 +745,37 @@ pyprof__collapsed_halves_mergeable(const reader *a, const reader *b)
            !a->inexact && !b->inexact && a->weight_sum + b->weight_sum < 9007199254740992.0;
 }
 
+/* Nodes a merge adds with a path slot (pushed-down tails of a), which may
+ * have children to look up: one byte per node added since `old`. */
+struct findable_set {
+    uint8_t *bits;
+    size_t cap;
+};
+
+static bool
+findable(const struct findable_set *s, size_t old, pyprof_id node)
+{
+    return node >= old && node - old < s->cap && s->bits[node - old];
+}
+
+static int
+mark_findable(struct findable_set *s, size_t old, size_t from, size_t to)
+{
+    if (to <= from)
+        return 0;
+    size_t ocap = s->cap;
+    if (PYPROF_GROW(s->bits, s->cap, to - old) < 0)
+        return PYPROF_ENOMEM;
+    memset(s->bits + ocap, 0, s->cap - ocap);
+    memset(s->bits + (from - old), 1, to - from);
+    return 0;
+}
+
 int
 pyprof__collapsed_merge(reader *a, reader *b)
 {
     int rc = 0;
+    struct findable_set later = {NULL, 0};
     const pyprof_profile *pb = b->p;
     size_t nf = pyprof_profile_func_count(pb), nn;
     const pyprof_stack_node *bn = pyprof_profile_stack_nodes(pb, &nn);
@@ -541,8 +814,15 @@ pyprof__collapsed_merge(reader *a, reader *b)
         const pyprof_stack_node *s = &bn[k];
         pyprof_id parent = s->parent == PYPROF_NONE ? PYPROF_NONE : nmap[s->parent];
         pyprof_id func = fmap[s->func], node = PYPROF_NONE;
-        if (parent == PYPROF_NONE || parent < old) {
-            path[k] = path_hash(s->parent == PYPROF_NONE ? PATH_ROOT_HASH : path[s->parent], func);
+        path[k] = path_hash(s->parent == PYPROF_NONE ? PATH_ROOT_HASH : path[s->parent], func);
+        if (parent == PYPROF_NONE || parent < old || findable(&later, old, parent)) {
+            /* a's tail under parent comes first (its stack was read first) */
+            if (parent != PYPROF_NONE && pyprof__tail_at(a, parent)) {
+                size_t from = pyprof_profile_stack_count(a->p);
+                if ((rc = tail_push(a, parent)) < 0 ||
+                    (rc = mark_findable(&later, old, from, pyprof_profile_stack_count(a->p))) < 0)
+                    goto out;
+            }
             if (a->path_tab) {
                 size_t na;
                 node = path_find(a, pyprof_profile_stack_nodes(a->p, &na), path[k], parent, func);
@@ -555,6 +835,24 @@ pyprof__collapsed_merge(reader *a, reader *b)
         d->self[0] += s->self[0];
         d->self[1] += s->self[1];
     }
+    /* b's tails: one under a node new to a can stay as it is (nothing is
+     * below that node); one under a node a had must be walked, as its
+     * stack would have been in one pass */
+    for (size_t i = 0; i < b->ntails; i++) {
+        struct tail *t = &b->tails[i];
+        if (t->node == PYPROF_NONE)
+            continue;
+        pyprof_id v = nmap[t->node];
+        for (uint32_t j = 0; j < t->n; j++) /* b's function ids to a's */
+            t->funcs[j] = fmap[t->funcs[j]];
+        if (v >= old && !findable(&later, old, v))
+            rc = pyprof__tail_new(a, v, t->funcs, t->n, t->w, path[t->node], false);
+        else
+            rc = walk_funcs(a, t->funcs, t->n, v, path[t->node], t->w);
+        if (rc < 0)
+            goto out;
+    }
+    pyprof__tails_adopt(a, b);
     a->good += b->good;
     a->blank += b->blank;
     a->crlf += b->crlf;
@@ -565,6 +863,7 @@ out:
     pyprof__free(fmap);
     pyprof__free(nmap);
     pyprof__free(path);
+    pyprof__free(later.bits);
     return rc;
 }
 
@@ -598,6 +897,7 @@ void
 pyprof__collapsed_reader_free(reader *r)
 {
     pyprof__collapsed_reader_drop_lookups(r);
+    pyprof__tails_free(r);
     pyprof__free(r->str_of_func);
     r->str_of_func = NULL;
     r->sof_cap = 0;

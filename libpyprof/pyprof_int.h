@@ -45,6 +45,12 @@ void *pyprof__calloc(size_t n, size_t size);
 /* Zeroed like calloc, but with every page written now: for big tables that
  * are read before they are written (see alloc.c). */
 void *pyprof__zalloc(size_t n, size_t size);
+/* Ask for transparent huge pages over the whole 2 MiB pages inside
+ * [p, p + n) (see alloc.c); a hint. */
+void pyprof__advise_huge(void *p, size_t n);
+/* Fault in the pages inside [p, p + n) for writing, in one call (see
+ * alloc.c); a hint. */
+void pyprof__populate(void *p, size_t n);
 void *pyprof__realloc(void *p, size_t n);
 /* realloc of n*size bytes with overflow checking */
 void *pyprof__reallocarray(void *p, size_t n, size_t size);
@@ -122,6 +128,11 @@ void pyprof__idtab_free(pyprof__idtab *t);
  * millions of nodes. */
 int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
                                  pyprof_id func);
+/* Record `weight` of stacks left out below `node` (see pyprof_stack_elided). */
+int pyprof__profile_stack_elide(pyprof_profile *p, pyprof_id node, double weight);
+/* 0, or PYPROF_ECAPS (with a message naming `what`) when `p` has elided
+ * stacks: for operations that need every frame. */
+int pyprof__profile_whole_stacks(const pyprof_profile *p, pyprof_error *err, const char *what);
 
 /* ---- reading one file in parts (input.c) ------------------------------------------
  * A plain (not zstd) regular file can be read by two inputs at once: the

@@ -4,6 +4,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	formats/collapsed.c \
 	formats/collapsed_stack.c \
 	formats/collapsed_split.c \
+	formats/collapsed_tail.c \
 	formats/collapsed_frame.c \
 	libpyprof/render/flame_int.h \
 	libpyprof/render/flame_layout.c \
@@ -40,6 +41,14 @@ tests_t_collapsed_split_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
 tests_t_collapsed_split_LDFLAGS = -static
 tests_t_collapsed_split_LDADD = $(TEST_LIBS)
 CLEANFILES += t_collapsed_split.tmp
+check_PROGRAMS += tests/t_collapsed_lazy
+TESTS += tests/t_collapsed_lazy
+tests_t_collapsed_lazy_SOURCES = tests/t_collapsed_lazy.c tests/tap.h
+tests_t_collapsed_lazy_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
+# -static: the split threshold is a semi-private test hook
+tests_t_collapsed_lazy_LDFLAGS = -static
+tests_t_collapsed_lazy_LDADD = $(TEST_LIBS)
+CLEANFILES += t_collapsed_lazy.tmp
 tests_t_flame_SOURCES = tests/t_flame.c tests/tap.h
 tests_t_flame_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof/render
 # -static: the scene (semi-private) is checked item by item

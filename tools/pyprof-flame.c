@@ -144,13 +144,16 @@ warn_bad_lines(const char *path, const pyprof_profile *p)
               where ? where : "?", strtoull(bad, NULL, 10) > 10 ? ", ..." : "");
 }
 
+/* `elide`: the read may cut stacks too narrow to draw (one input drawn
+ * alone: merging and --diff need every frame) */
 static int
-load(pyprof_profile **out, const char *path, const char *format)
+load(pyprof_profile **out, const char *path, const char *format, double elide)
 {
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
     cli_read_options(&ro);
     pyprof_error err = PYPROF_ERROR_INIT;
     ro.format = format;
+    ro.stack_elide_below = elide;
     if (pyprof_profile_load(out, path, &ro, &err) < 0) {
         cli_error(&err);
         return -1;
@@ -311,10 +314,10 @@ main(int argc, char **argv)
     pyprof_profile *p = NULL, *q = NULL;
     int status = CLI_EXIT_DATA;
     pyprof_error err = PYPROF_ERROR_INIT;
-    if (load(&p, inputs[0], format) < 0)
+    if (load(&p, inputs[0], format, nin == 1 ? pyprof_flame_elide_fraction(&fo) : 0) < 0)
         goto out;
     for (int i = 1; i < nin; i++) {
-        if (load(&q, inputs[i], format) < 0)
+        if (load(&q, inputs[i], format, 0) < 0)
             goto out;
         if (diff) {
             pyprof_profile *d;

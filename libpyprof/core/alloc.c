@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
+
 #include "pyprof_int.h"
 
 static long fail_at = -1; /* allocation index that starts failing; -1 = never */
@@ -112,4 +114,44 @@ pyprof__grow(void **items, size_t *cap, size_t need, size_t size)
     *items = n;
     *cap = ncap;
     return 0;
+}
+
+/*
+ * Memory that is written once from end to end, or probed at random all
+ * over, costs a page fault per 4 KiB and (when probed) a TLB miss per
+ * probe; a 2 MiB page saves 511 of those faults.  Only a hint: a kernel
+ * that declines costs the usual way.
+ */
+void
+pyprof__advise_huge(void *p, size_t n)
+{
+#if defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+/*
+ * Fresh memory traps into the kernel at the first write to each 4 KiB
+ * page; in a virtual machine each trap costs microseconds.  Memory that is
+ * about to be written in full can be faulted in with one call instead.
+ * Only a hint (Linux 5.14+).
+ */
+void
+pyprof__populate(void *p, size_t n)
+{
+#if defined(HAVE_MADV_POPULATE_WRITE)
+    const uintptr_t page = 4096;
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + n) & ~(page - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
 }

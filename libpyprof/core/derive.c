@@ -26,6 +26,9 @@ pyprof_profile_derive_callgraph(pyprof_profile *p, pyprof_error *err)
     pyprof_id *edge_of = NULL, *stack = NULL;
     size_t *next = NULL;
 
+    if ((rc = pyprof__profile_whole_stacks(p, err, "a call graph")) < 0)
+        return rc;
+
     if (n == 0)
         return 0;
     total = pyprof__calloc(n, sizeof(*total));

@@ -46,6 +46,10 @@ pyprof_profile_merge(pyprof_profile *dst, const pyprof_profile *src, pyprof_erro
     struct idmap s = {0}, f = {0}, nodes = {0}, series = {0};
     size_t source_base = dst->nsources;
 
+    if ((rc = pyprof__profile_whole_stacks(src, err, "adding profiles")) < 0 ||
+        (rc = pyprof__profile_whole_stacks(dst, err, "adding profiles")) < 0)
+        return rc;
+
     PYPROF_TRY(map_strings(dst, src, &s));
 
     /* functions, in src order */

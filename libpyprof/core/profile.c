@@ -56,6 +56,7 @@ pyprof_profile_free(pyprof_profile *p)
     adj_free(&p->callers);
     adj_free(&p->callees);
     pyprof__free(p->nodes);
+    pyprof__free(p->elided);
     pyprof__idtab_free(&p->node_tab);
     adj_free(&p->children);
     pyprof__free(p->lines);
@@ -649,6 +650,35 @@ pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent
     p->children.valid = false;
     *out = id;
     return 0;
+}
+
+int
+pyprof__profile_stack_elide(pyprof_profile *p, pyprof_id node, double weight)
+{
+    if (node >= p->nnodes)
+        return PYPROF_EINVAL;
+    if (PYPROF_GROW(p->elided, p->elided_cap, p->nelided + 1) < 0)
+        return PYPROF_ENOMEM;
+    p->elided[p->nelided++] = (pyprof_stack_elided){node, weight};
+    return 0;
+}
+
+size_t
+pyprof_profile_stack_elided(const pyprof_profile *p, const pyprof_stack_elided **out)
+{
+    *out = p->elided;
+    return p->nelided;
+}
+
+int
+pyprof__profile_whole_stacks(const pyprof_profile *p, pyprof_error *err, const char *what)
+{
+    if (!p->nelided)
+        return 0;
+    return pyprof_error_set(err, PYPROF_ECAPS, NULL, NULL, -1, 0,
+                            "%s needs every frame, and this profile was read with the "
+                            "lightest stacks cut short (stack_elide_below)",
+                            what);
 }
 
 size_t

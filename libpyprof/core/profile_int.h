@@ -54,6 +54,8 @@ struct pyprof_profile {
                              indexed on the next lookup */
     struct pyprof__adj children;
     unsigned stack_metrics;
+    pyprof_stack_elided *elided; /* weight left out below nodes (see profile.h) */
+    size_t nelided, elided_cap;
 
     pyprof_line_stat *lines;
     size_t nlines, lines_cap;

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -540,15 +539,8 @@ presize(pyprof_input *in)
         return; /* too big: the loop in pyprof_input_slurp reports it */
     if (make_room(in, (size_t)(rest + 1 - have), &ignored) < 0)
         return;
-#if defined(MADV_HUGEPAGE)
-    const size_t huge = (size_t)2 << 20;
-    if (in->cap >= 4 * huge) {
-        uintptr_t lo = ((uintptr_t)(in->buf + in->end) + huge - 1) & ~(uintptr_t)(huge - 1);
-        uintptr_t hi = (uintptr_t)(in->buf + in->cap) & ~(uintptr_t)(huge - 1);
-        if (hi > lo)
-            (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-    }
-#endif
+    if (in->cap >= (size_t)8 << 20)
+        pyprof__advise_huge(in->buf + in->end, in->cap - in->end);
 }
 
 int

@@ -373,6 +373,8 @@ pyprof__stack_view(pyprof_profile *p, pyprof_profile **view, pyprof_profile **ow
     struct est_frame *stack = NULL;
     size_t stack_cap = 0;
     pyprof_profile *q = NULL;
+    if ((rc = pyprof__profile_whole_stacks(p, err, "writing stacks")) < 0)
+        return rc;
 
     *view = p;
     *owned = NULL;

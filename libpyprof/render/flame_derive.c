@@ -200,6 +200,9 @@ pyprof_profile_diff_stacks(pyprof_profile **out, const pyprof_profile *before,
     int rc;
     pyprof_profile *d = NULL;
     *out = NULL;
+    if ((rc = pyprof__profile_whole_stacks(before, err, "a differential flame graph")) < 0 ||
+        (rc = pyprof__profile_whole_stacks(after, err, "a differential flame graph")) < 0)
+        return rc;
     if (!(pyprof_profile_caps(before) & PYPROF_CAP_STACKS) ||
         !(pyprof_profile_caps(after) & PYPROF_CAP_STACKS))
         return pyprof_error_set(

@@ -104,20 +104,27 @@ str(const pyprof_flame *f, uint32_t id)
     return pyprof_profile_string(f->strs, id);
 }
 
-/* Labels of every function, as string ids of f->strs. */
+/* Labels, as string ids of f->strs, of the functions of the nodes the walk
+ * may visit: the children of the nodes it can open (w->kids).  A big tree
+ * has hundreds of thousands of functions; a graph draws a few thousand. */
 static int
-func_labels(pyprof_flame *f, const pyprof_profile *p, uint32_t **out)
+func_labels(pyprof_flame *f, const pyprof_profile *p, const uint64_t *kids, size_t nkids,
+            const pyprof_stack_node *nodes, uint32_t **out)
 {
     size_t n = pyprof_profile_func_count(p), cap = 256;
-    uint32_t *lab = pyprof__calloc(n ? n : 1, sizeof(*lab));
+    uint32_t *lab = pyprof__malloc((n ? n : 1) * sizeof(*lab));
     char *buf = pyprof__malloc(cap);
     int rc = 0;
     if (!lab || !buf) {
         rc = PYPROF_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t len = pyprof_flame_frame_label(p, (pyprof_id)i, buf, cap);
+    memset(lab, 0xff, n * sizeof(*lab)); /* UINT32_MAX: not needed */
+    for (size_t k = 0; k < nkids; k++) {
+        pyprof_id i = nodes[(uint32_t)kids[k] - 1].func;
+        if (lab[i] != UINT32_MAX)
+            continue;
+        size_t len = pyprof_flame_frame_label(p, i, buf, cap);
         if (len >= cap) {
             char *nb = pyprof__realloc(buf, len + 1);
             if (!nb) {
@@ -126,7 +133,7 @@ func_labels(pyprof_flame *f, const pyprof_profile *p, uint32_t **out)
             }
             buf = nb;
             cap = len + 1;
-            pyprof_flame_frame_label(p, (pyprof_id)i, buf, cap);
+            pyprof_flame_frame_label(p, i, buf, cap);
         }
         if ((rc = intern(f, &lab[i], buf, len)) < 0)
             goto out;
@@ -214,6 +221,15 @@ sum_totals(walk *w)
     w->flags = pyprof__zalloc(w->nt, 1);
     if (!w->total_w || !w->flags)
         return PYPROF_ENOMEM;
+    /* stacks the reader cut short: their weight is below the node, as the
+     * cut frames' would be (they could not be drawn: see
+     * pyprof_flame_elide_fraction) */
+    const pyprof_stack_elided *el;
+    size_t ne = pyprof_profile_stack_elided(w->p, &el);
+    for (size_t i = 0; i < ne; i++) {
+        w->total_w[el[i].node + 1] += el[i].weight > 0 ? el[i].weight : 0;
+        w->flags[el[i].node + 1] |= NODE_HAS_KIDS;
+    }
     for (size_t k = w->nt; k-- > 1;) {
         uint32_t up = up_of(w, (uint32_t)k);
         double sw = self_w(w, (uint32_t)k), own = sw > 0 ? sw : 0; /* negatives draw nothing */
@@ -713,14 +729,14 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
     if ((rc = setup(f, p, opts)) < 0)
         goto out;
     if (f->o.reverse) {
-        if ((rc = reversed(p, &rev)) < 0)
+        if ((rc = pyprof__profile_whole_stacks(p, err, "a reversed flame graph")) < 0 ||
+            (rc = reversed(p, &rev)) < 0)
             goto out;
         p = rev;
     }
     w.p = p;
-    if ((rc = func_labels(f, p, &lab)) < 0 || (rc = intern(f, &w.root_label, "", 0)) < 0)
+    if ((rc = intern(f, &w.root_label, "", 0)) < 0)
         goto out;
-    w.lab = lab;
     w.metric = f->differential ? 1 : 0;
     w.vanished = f->differential && f->o.diff_vanished;
     if ((rc = sum_totals(&w)) < 0)
@@ -743,8 +759,10 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
             f->maxdelta = fabs(delta_of(&w, k));
     double ppu = (f->o.width - 2 * FLAME_XPAD) / f->total;
     w.min_units = f->o.minwidth_percent ? f->total * f->o.minwidth / 100 : f->o.minwidth / ppu;
-    if ((rc = list_children(&w)) < 0)
+    if ((rc = list_children(&w)) < 0 ||
+        (rc = func_labels(f, p, w.kids, w.nkids, w.nodes, &lab)) < 0)
         goto out;
+    w.lab = lab;
     w.time = root_weight; /* empty stacks sort first */
     w.closed_at = -1;
     if ((rc = walk_lines(&w)) < 0)
@@ -786,6 +804,21 @@ out:
     }
     *out = f;
     return 0;
+}
+
+double
+pyprof_flame_elide_fraction(const pyprof_flame_options *opts)
+{
+    pyprof_flame_options def = PYPROF_FLAME_OPTIONS_INIT;
+    if (!opts)
+        opts = &def;
+    if (opts->reverse || !(opts->minwidth > 0) || !(opts->width > 2 * FLAME_XPAD))
+        return 0;
+    /* the layout's minimum width in samples is minwidth percent of the
+     * total, or minwidth px at (width - 2 * xpad) px for the total */
+    double f = opts->minwidth_percent ? opts->minwidth / 100
+                                      : opts->minwidth / (opts->width - 2 * FLAME_XPAD);
+    return f < INFINITY ? f : 0;
 }
 
 void

@@ -92,6 +92,17 @@ typedef struct pyprof_flame pyprof_flame;
 int pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_options *opts,
                         pyprof_error *err);
 
+/**
+ * The pyprof_read_options.stack_elide_below a profile may be read with to
+ * be drawn with `opts` (NULL: the defaults) and give the same graph: a stack
+ * lighter than that share of the samples is narrower than the minimum
+ * width, and so are its frames that no other stack shares.  0 when the
+ * graph needs every frame (--reverse, minwidth 0).  The reader then skips
+ * most of the work on big files of distinct stacks.  A differential graph
+ * of two profiles (pyprof_profile_diff_stacks) needs every frame too.
+ */
+double pyprof_flame_elide_fraction(const pyprof_flame_options *opts);
+
 /** Free a layout; NULL is allowed. */
 void pyprof_flame_free(pyprof_flame *f);
 

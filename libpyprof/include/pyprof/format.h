@@ -34,14 +34,25 @@ typedef struct pyprof_read_options {
      *  (today: two for a big plain collapsed file, if it may run on two CPUs),
      *  1 = only the caller's.  The profile read is the same either way. */
     unsigned threads;
+    /** Since version 3: 0 = read every frame (the default).  A fraction in
+     *  (0, 1): a reader may cut short a stack whose weight is below this
+     *  fraction of the summed weight of the stacks it cut or could have cut,
+     *  keeping it down to its first frame that no other stack shares (see
+     *  pyprof_stack_elided).  Drawing a flame graph needs only what is wide
+     *  enough to see: pyprof_flame_elide_fraction gives the fraction for a
+     *  graph's options.  Only the collapsed reader cuts, and only plain
+     *  files and memory of folded text; on a big file with stacks that are
+     *  all distinct it saves most of the work. */
+    double stack_elide_below;
 } pyprof_read_options;
 
-/* Version 2 added max_ratio and threads; a caller built against version 1
- * passes a shorter struct, and the library reads only what its version holds. */
-#define PYPROF_READ_OPTIONS_VERSION 2
+/* Version 2 added max_ratio and threads, version 3 stack_elide_below; a
+ * caller built against an older version passes a shorter struct, and the
+ * library reads only what its version holds. */
+#define PYPROF_READ_OPTIONS_VERSION 3
 #define PYPROF_READ_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, 0, 0                                  \
+        PYPROF_READ_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, 0, 0, 0                               \
     }
 
 /** Number of registered formats. */

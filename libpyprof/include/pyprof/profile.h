@@ -234,6 +234,26 @@ int pyprof_profile_stack_children(pyprof_profile *p, pyprof_id node, const pypro
                                   size_t *n);
 /** Number of metrics in use (1, or 2 for two-count data); set by readers. */
 unsigned pyprof_profile_stack_metrics(const pyprof_profile *p);
+
+/**
+ * Weight left out below a node.  A profile read with
+ * pyprof_read_options.stack_elide_below > 0 may lack the deepest frames of
+ * its lightest stacks: each such stack is kept down to `node`, its first
+ * frame shared with no other stack, and its weight (the same in every
+ * metric) is recorded here instead of as the self weight of a chain of
+ * nodes under `node`.  Subtree totals must add it; it is nobody's self
+ * weight.  This is for drawing (a flame graph cannot show frames that
+ * narrow); operations that need every frame (call graphs, merging,
+ * writing stacks) fail with PYPROF_ECAPS on such a profile.
+ */
+typedef struct pyprof_stack_elided {
+    pyprof_id node; /**< the deepest kept frame of the stacks left out */
+    double weight;  /**< their weight, in every metric */
+} pyprof_stack_elided;
+
+/** The elided weights of `p` in *out (borrowed), and their number (0: the
+ *  stack tree is whole). */
+size_t pyprof_profile_stack_elided(const pyprof_profile *p, const pyprof_stack_elided **out);
 void pyprof_profile_set_stack_metrics(pyprof_profile *p, unsigned n);
 
 /* ---- line timings --------------------------------------------------------- */

@@ -1,0 +1,134 @@
+/*
+ * collapsed_tail.c - where the lazy collapsed reader keeps the frames it has
+ * not put in the tree yet.
+ *
+ * A big sampled file is mostly distinct stacks that share their upper
+ * frames and then fan out: on the 1 GB benchmark file more than half of all
+ * frames are the only visit of their node.  Building those nodes (a node,
+ * a slot in the path table, a lookup that misses first) is most of the
+ * cost of reading, and a flame graph never shows them: a frame that only
+ * one stack reaches is as narrow as that stack.  So, when asked to
+ * (pyprof_read_options.stack_elide_below), the reader puts a stack in the
+ * tree only down to its first new frame and keeps the rest as a list of
+ * function ids, the node's "tail".  A later stack that goes below that node
+ * first moves the tail down one frame (collapsed_stack.c), so the tree it
+ * walks is the tree one eager pass would have built.  At the end, tails
+ * heavy enough to be drawn are put in the tree whole and the others are
+ * recorded as elided weight under their node.
+ *
+ * Keeping functions rather than text costs the frame-cache lookups of the
+ * tail's frames, but a tail is then 4 bytes a frame instead of ~50: on the
+ * 1 GB file, 40 MB instead of half a GB of fresh memory to fault in.
+ *
+ * The lists live in chunks that never move (tails keep pointers into them),
+ * and a tail's list is shortened from the front as it moves down, so a
+ * chunk is written once and never compacted.
+ */
+#include "config.h"
+
+#include "collapsed.h"
+
+/* Chunks (in functions) grow from 256 Ki to 8 Mi: a small file gets a
+ * small block, and each block is faulted in with one call (page by page,
+ * fresh memory costs microseconds a page in a virtual machine). */
+#define CHUNK_FIRST ((size_t)1 << 18)
+#define CHUNK_MAX ((size_t)8 << 20)
+
+struct tail_chunk {
+    struct tail_chunk *next;
+    size_t used, cap;
+    pyprof_id funcs[];
+};
+
+/* Room for n functions: a pointer that stays valid until the reader is freed. */
+static pyprof_id *
+chunk_room(reader *r, size_t n)
+{
+    struct tail_chunk *c = r->chunks;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = !c ? CHUNK_FIRST : c->cap < CHUNK_MAX ? c->cap * 2 : CHUNK_MAX;
+        if (cap < n)
+            cap = n;
+        c = pyprof__malloc(sizeof(*c) + cap * sizeof(pyprof_id));
+        if (!c)
+            return NULL;
+        pyprof__populate(c->funcs, cap * sizeof(pyprof_id));
+        c->next = r->chunks;
+        c->used = 0;
+        c->cap = cap;
+        r->chunks = c;
+    }
+    pyprof_id *p = c->funcs + c->used;
+    c->used += n;
+    return p;
+}
+
+/* tail_of covers node ids up to `node`. */
+static int
+tail_of_cover(reader *r, pyprof_id node)
+{
+    if (node < r->tail_of_cap)
+        return 0;
+    size_t old = r->tail_of_cap;
+    if (PYPROF_GROW(r->tail_of, r->tail_of_cap, (size_t)node + 1) < 0)
+        return PYPROF_ENOMEM;
+    memset(r->tail_of + old, 0, (r->tail_of_cap - old) * sizeof(*r->tail_of));
+    return 0;
+}
+
+int
+pyprof__tail_move(reader *r, uint32_t ti, pyprof_id node)
+{
+    int rc = tail_of_cover(r, node);
+    if (rc < 0)
+        return rc;
+    r->tails[ti].node = node;
+    r->tail_of[node] = ti + 1;
+    return 0;
+}
+
+int
+pyprof__tail_new(reader *r, pyprof_id node, pyprof_id *funcs, size_t n, double w, uint64_t path,
+                 bool copy)
+{
+    if (n == 0 || n > UINT32_MAX || r->ntails >= UINT32_MAX - 1)
+        return n == 0 ? PYPROF_EINVAL : PYPROF_ELIMIT;
+    if (PYPROF_GROW(r->tails, r->tails_cap, r->ntails + 1) < 0)
+        return PYPROF_ENOMEM;
+    if (copy) {
+        pyprof_id *t = chunk_room(r, n);
+        if (!t)
+            return PYPROF_ENOMEM;
+        memcpy(t, funcs, n * sizeof(*t));
+        funcs = t;
+    }
+    uint32_t ti = (uint32_t)r->ntails++;
+    r->tails[ti] = (struct tail){.funcs = funcs, .n = (uint32_t)n, .path = path, .w = w};
+    return pyprof__tail_move(r, ti, node);
+}
+
+void
+pyprof__tails_adopt(reader *a, reader *b)
+{
+    struct tail_chunk **end = &a->chunks;
+    while (*end)
+        end = &(*end)->next;
+    *end = b->chunks;
+    b->chunks = NULL;
+}
+
+void
+pyprof__tails_free(reader *r)
+{
+    while (r->chunks) {
+        struct tail_chunk *c = r->chunks;
+        r->chunks = c->next;
+        pyprof__free(c);
+    }
+    pyprof__free(r->tails);
+    pyprof__free(r->tail_of);
+    r->tails = NULL;
+    r->ntails = r->tails_cap = 0;
+    r->tail_of = NULL;
+    r->tail_of_cap = 0;
+}

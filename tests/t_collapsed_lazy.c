@@ -1,0 +1,353 @@
+/*
+ * t_collapsed_lazy.c - the lazy collapsed reader (formats/collapsed_tail.c):
+ * a file read with stack_elide_below must draw the flame graph that the
+ * whole tree draws, frame for frame, and with a fraction too small to cut
+ * anything it must hold the whole tree: the same stacks with the same
+ * weights (node ids may differ: tails are put in the tree late).
+ *
+ * Random files mix what makes tails move: stacks that share prefixes of
+ * every length, stacks that end inside another's tail, repeats, heavy and
+ * light counts, and lines the reader must not defer (zero, negative,
+ * fractional and two-count lines, non-ASCII frames, empty frames).  Each is
+ * read in one pass and in two halves merged (the split threshold lowered),
+ * and drawn with several widths and minimum widths.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <pyprof/flame.h>
+#include <pyprof/pyprof.h>
+
+#include "collapsed.h"
+#include "tap.h"
+
+#define TMP "t_collapsed_lazy.tmp"
+
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+} buf;
+
+static void
+puts_(buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s)
+            abort();
+    }
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+static unsigned long long seed = 20261125;
+
+static uint32_t
+rnd(uint32_t n)
+{
+    return tap_rand(&seed) % n;
+}
+
+/* Stacks over a few names, deep enough to fan out: shared prefixes,
+ * prefixes of other stacks, repeats.  `odd`: also lines that are not
+ * deferred (see the file comment). */
+static void
+random_file(buf *b, int lines, int fan, bool odd)
+{
+    static const char *names[] = {"main", "run (app.py:3)", "loop", "work (w.py:10)", "parse",
+                                  "emit",  "f",              "g",    "h (x.py:1)",     "io"};
+    char prev[4096] = "";
+    for (int i = 0; i < lines; i++) {
+        char st[4096];
+        size_t n = 0;
+        if (prev[0] && rnd(3) == 0) { /* continue or cut short the previous stack */
+            n = strlen(prev);
+            if (rnd(2))
+                n = (size_t)rnd((uint32_t)n + 1);
+            memcpy(st, prev, n);
+            st[n] = '\0';
+        } else {
+            st[0] = '\0';
+        }
+        int more = (int)rnd(14);
+        for (int d = 0; d < more && n < 3500; d++) {
+            const char *nm = names[rnd((uint32_t)fan)];
+            if (odd && rnd(300) == 0)
+                nm = rnd(2) ? "caf\xc3\xa9" : "";
+            n += (size_t)snprintf(st + n, sizeof st - n, "%s%s", n ? ";" : "", nm);
+        }
+        if (!n)
+            continue;
+        char cnt[64];
+        uint32_t k = rnd(100);
+        if (!odd || k < 90)
+            snprintf(cnt, sizeof cnt, " %u\n", k < 80 ? 1 : 1 + rnd(k < 88 ? 50 : 5000));
+        else if (k < 93)
+            snprintf(cnt, sizeof cnt, " 0\n");
+        else if (k < 95)
+            snprintf(cnt, sizeof cnt, " -%u\n", 1 + rnd(3));
+        else if (k < 97)
+            snprintf(cnt, sizeof cnt, " %u.25\n", rnd(9));
+        else
+            snprintf(cnt, sizeof cnt, " %u %u\n", rnd(9), rnd(9));
+        puts_(b, st);
+        puts_(b, cnt);
+        memcpy(prev, st, n + 1);
+    }
+}
+
+static void
+write_file(const buf *b)
+{
+    FILE *f = fopen(TMP, "wb");
+    if (!f || fwrite(b->s, 1, b->len, f) != b->len || fclose(f) != 0) {
+        printf("Bail out! cannot write %s\n", TMP);
+        exit(1);
+    }
+}
+
+static bool merged; /* the last load read two halves and merged them */
+
+static pyprof_profile *
+load(double elide, bool split)
+{
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    pyprof_profile *p = NULL;
+    ro.format = "collapsed";
+    ro.stack_elide_below = elide;
+    uint64_t old = pyprof__collapsed_split_min(split ? 1 : UINT64_MAX);
+    uint64_t merges = pyprof__collapsed_merges();
+    if (pyprof_profile_load(&p, TMP, &ro, &err) < 0)
+        tap_diag("load: %s", err.message);
+    merged = pyprof__collapsed_merges() != merges;
+    pyprof__collapsed_split_min(old);
+    return p;
+}
+
+/* The text of frame `node`'s path, "a;b;c". */
+static void
+path_text(const pyprof_profile *p, pyprof_id node, buf *out)
+{
+    pyprof_id chain[512];
+    size_t n = 0;
+    for (pyprof_id q = node; q != PYPROF_NONE && n < 512; q = pyprof_profile_stack_node(p, q)->parent)
+        chain[n++] = q;
+    out->len = 0;
+    puts_(out, "");
+    while (n--) {
+        char lab[1024];
+        pyprof_flame_frame_label(p, pyprof_profile_stack_node(p, chain[n])->func, lab, sizeof lab);
+        puts_(out, lab);
+        puts_(out, n ? ";" : "");
+    }
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every node as "path self0 self1", sorted: the tree without its ids. */
+static char **
+canonical(const pyprof_profile *p, size_t *n)
+{
+    *n = pyprof_profile_stack_count(p);
+    char **v = calloc(*n ? *n : 1, sizeof(*v));
+    buf b = {0};
+    for (size_t i = 0; i < *n; i++) {
+        const pyprof_stack_node *s = pyprof_profile_stack_node(p, (pyprof_id)i);
+        char w[96];
+        path_text(p, (pyprof_id)i, &b);
+        snprintf(w, sizeof w, " %.17g %.17g", s->self[0], s->self[1]);
+        puts_(&b, w);
+        v[i] = strdup(b.s);
+    }
+    free(b.s);
+    qsort(v, *n, sizeof(*v), cmp_str);
+    return v;
+}
+
+static bool
+same_tree(const pyprof_profile *p, const pyprof_profile *q)
+{
+    size_t n, m;
+    char **a = canonical(p, &n), **b = canonical(q, &m);
+    bool same = n == m;
+    for (size_t i = 0; same && i < n; i++)
+        if (strcmp(a[i], b[i])) {
+            tap_diag("first difference: %s | %s", a[i], b[i]);
+            same = false;
+        }
+    for (size_t i = 0; i < n; i++)
+        free(a[i]);
+    for (size_t i = 0; i < m; i++)
+        free(b[i]);
+    free(a);
+    free(b);
+    return same;
+}
+
+/* Empty when the two layouts are the same frames, else what differs. */
+static const char *
+layout_difference(pyprof_profile *p, pyprof_profile *q, const pyprof_flame_options *fo, char *why,
+                  size_t size)
+{
+    pyprof_flame *a = NULL, *b = NULL;
+    pyprof_error e1 = PYPROF_ERROR_INIT, e2 = PYPROF_ERROR_INIT;
+    int r1 = pyprof_flame_layout(&a, p, fo, &e1), r2 = pyprof_flame_layout(&b, q, fo, &e2);
+    snprintf(why, size, "%s", "");
+    if (r1 != r2 || (r1 < 0 && strcmp(e1.message, e2.message)))
+        snprintf(why, size, "layout status %d (%.200s) vs %d (%.200s)", r1, e1.message, r2, e2.message);
+    else if (r1 == 0 && pyprof_flame_frame_count(a) != pyprof_flame_frame_count(b))
+        snprintf(why, size, "%zu frames vs %zu", pyprof_flame_frame_count(a),
+                 pyprof_flame_frame_count(b));
+    else if (r1 == 0 && pyprof_flame_total(a) != pyprof_flame_total(b))
+        snprintf(why, size, "total %.17g vs %.17g", pyprof_flame_total(a), pyprof_flame_total(b));
+    for (size_t i = 0; r1 == 0 && !why[0] && i < pyprof_flame_frame_count(a); i++) {
+        const pyprof_flame_frame *x = pyprof_flame_frame_at(a, i), *y = pyprof_flame_frame_at(b, i);
+        if (strcmp(x->name, y->name) || x->depth != y->depth || x->start != y->start ||
+            x->end != y->end || x->x != y->x || x->y != y->y || x->w != y->w || x->h != y->h ||
+            x->r != y->r || x->g != y->g || x->b != y->b || x->delta != y->delta)
+            snprintf(why, size, "frame %zu: %.100s %u %.17g-%.17g vs %.100s %u %.17g-%.17g", i, x->name,
+                     x->depth, x->start, x->end, y->name, y->depth, y->start, y->end);
+    }
+    pyprof_flame_free(a);
+    pyprof_flame_free(b);
+    return why;
+}
+
+static const struct look {
+    const char *name;
+    double width, minwidth;
+    int percent, flamechart, inverted;
+} looks[] = {
+    {"default", 1200, 0.1, 0, 0, 0}, {"minwidth 3 px", 1200, 3, 0, 0, 0},
+    {"narrow", 120, 1, 0, 0, 0},     {"minwidth 2%", 1200, 2, 1, 0, 0},
+    {"flamechart", 600, 1, 0, 1, 0}, {"icicle", 1200, 0.5, 0, 0, 1},
+};
+
+/* `halves`: the split read must merge two halves (plain files do) */
+static void
+check_file(const char *name, const buf *b, bool halves)
+{
+    write_file(b);
+    pyprof_profile *whole = load(0, false);
+    if (!TAP_OK(whole, "%s: read whole", name))
+        return;
+    for (int split = 0; split < 2; split++) {
+        /* nothing cut: the whole tree, with tails put in late */
+        pyprof_profile *lazy = load(1e-300, split);
+        if (split && halves)
+            TAP_OK(merged, "%s: the two halves were merged (tails of both)", name);
+        const pyprof_stack_elided *el;
+        TAP_OK(lazy && pyprof_profile_stack_elided(lazy, &el) == 0 && same_tree(whole, lazy),
+               "%s%s: a lazy read that cuts nothing has the whole tree", name,
+               split ? ", two halves" : "");
+        pyprof_profile_free(lazy);
+
+        for (size_t l = 0; l < sizeof looks / sizeof *looks; l++) {
+            pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
+            fo.width = looks[l].width;
+            fo.minwidth = looks[l].minwidth;
+            fo.minwidth_percent = looks[l].percent;
+            fo.flamechart = looks[l].flamechart;
+            fo.inverted = looks[l].inverted;
+            double f = pyprof_flame_elide_fraction(&fo);
+            pyprof_profile *cut = load(f, split);
+            char why[512];
+            const char *d = cut ? layout_difference(whole, cut, &fo, why, sizeof why) : "no profile";
+            size_t ne = cut ? pyprof_profile_stack_elided(cut, &el) : 0;
+            if (!TAP_OK(!d[0], "%s%s, %s: the same frames as the whole tree (%zu stacks cut)",
+                        name, split ? ", two halves" : "", looks[l].name, ne))
+                tap_diag("%s", d);
+            pyprof_profile_free(cut);
+        }
+    }
+    pyprof_profile_free(whole);
+}
+
+static void
+test_random(void)
+{
+    buf b = {0};
+    random_file(&b, 4000, 10, false);
+    check_file("random stacks", &b, true);
+    b.len = 0;
+    random_file(&b, 4000, 4, false);
+    check_file("random stacks, few names", &b, true);
+    b.len = 0;
+    random_file(&b, 6000, 10, true);
+    check_file("random stacks with odd lines", &b, false);
+    b.len = 0;
+    puts_(&b, "a;b;c;d 1\na;b 1\na;b;c 5\na;b;c;d;e 2\nx;y;z 1\nx;y;z;w 1\nx 1\n");
+    check_file("stacks ending inside tails", &b, true);
+    free(b.s);
+}
+
+/* What needs every frame refuses a profile with cut stacks. */
+static void
+test_refusals(void)
+{
+    buf b = {0};
+    random_file(&b, 2000, 10, false);
+    write_file(&b);
+    free(b.s);
+    pyprof_profile *cut = load(0.5, false), *whole = load(0, false);
+    const pyprof_stack_elided *el;
+    size_t ne = cut ? pyprof_profile_stack_elided(cut, &el) : 0;
+    if (!TAP_OK(ne > 0, "a big fraction cuts stacks (%zu)", ne))
+        return;
+    double cut_sum = 0, whole_sum = 0;
+    size_t n;
+    const pyprof_stack_node *s = pyprof_profile_stack_nodes(cut, &n);
+    for (size_t i = 0; i < n; i++)
+        cut_sum += s[i].self[0];
+    for (size_t i = 0; i < ne; i++)
+        cut_sum += el[i].weight;
+    s = pyprof_profile_stack_nodes(whole, &n);
+    for (size_t i = 0; i < n; i++)
+        whole_sum += s[i].self[0];
+    TAP_IS_DBL(cut_sum, whole_sum, 0, "self weights and cut weights add up to the whole");
+    TAP_OK(pyprof_profile_stack_count(cut) < pyprof_profile_stack_count(whole),
+           "cutting keeps fewer nodes (%zu of %zu)", pyprof_profile_stack_count(cut),
+           pyprof_profile_stack_count(whole));
+
+    pyprof_error err = PYPROF_ERROR_INIT;
+    TAP_IS_INT(pyprof_profile_derive_callgraph(cut, &err), PYPROF_ECAPS,
+               "no call graph from cut stacks");
+    TAP_OK(strstr(err.message, "stack_elide_below") != NULL, "the error says why: %s",
+           err.message);
+    err = (pyprof_error)PYPROF_ERROR_INIT;
+    TAP_IS_INT(pyprof_profile_merge(whole, cut, &err), PYPROF_ECAPS, "no merging cut stacks");
+    pyprof_profile *d = NULL;
+    TAP_IS_INT(pyprof_profile_diff_stacks(&d, whole, cut, 0, &err), PYPROF_ECAPS,
+               "no differential graph of cut stacks");
+    pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
+    fo.reverse = 1;
+    TAP_IS_DBL(pyprof_flame_elide_fraction(&fo), 0, 0, "--reverse needs every frame");
+    pyprof_flame *f = NULL;
+    TAP_IS_INT(pyprof_flame_layout(&f, cut, &fo, &err), PYPROF_ECAPS, "no reversed graph of cut stacks");
+    fo.reverse = 0;
+    fo.minwidth = 0;
+    TAP_IS_DBL(pyprof_flame_elide_fraction(&fo), 0, 0, "minwidth 0 needs every frame");
+    TAP_IS_DBL(pyprof_flame_elide_fraction(NULL), 0.1 / 1180, 1e-18,
+               "the defaults: 0.1 px of 1180 px");
+    pyprof_profile_free(cut);
+    pyprof_profile_free(whole);
+}
+
+int
+main(void)
+{
+    test_random();
+    test_refusals();
+    unlink(TMP);
+    return tap_done();
+}
