@@ -40,4 +40,5 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/scene.c \
 	libpyprof/render/scene_svg.c \
 	libpyprof/render/scene_png.c \
-	libpyprof/render/png_encode.c
+	libpyprof/render/png_encode.c \
+	libpyprof/render/png_warmup.c
