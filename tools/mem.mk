@@ -1,5 +1,5 @@
 # tools/mem.mk - mprofile and memory_profiler report formats, and pyprof-mem.
-libpyprof_libpyprof_la_SOURCES += formats/mprofile.c formats/memreport.c
+libpyprof_libpyprof_la_SOURCES += formats/mprofile.h formats/mprofile.c formats/memreport.c
 
 # The memory plot (layout -> scene -> SVG/PNG) and mprof's peak/list.
 libpyprof_libpyprof_la_SOURCES += \
