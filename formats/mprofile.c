@@ -377,12 +377,8 @@ read_line(reader *r, const char *line, size_t len)
     return rc < 0 ? rc : 0;
 }
 
-/* Lines are taken straight from the input's window (peek/consume) rather
- * than one pyprof_input_read_line call each: at 10^6 lines the per-line
- * call and newline search cost as much as the numbers. */
-#define WINDOW ((size_t)64 * 1024)
-/* Sample slots reserved at a time: 96 KiB, a small fraction of a big file's. */
-#define SLOTS 4096
+#define WINDOW PYPROF__MPROFILE_WINDOW /* see mprofile.h */
+#define SLOTS  PYPROF__MPROFILE_SLOTS
 
 /* Every line up to the end of r->in, by the general rules. */
 static int
@@ -476,12 +472,14 @@ presize(reader *r)
     for (const unsigned char *s = data, *end = data + avail;
          (s = memchr(s, '\n', (size_t)(end - s))) != NULL; s++)
         lines++;
-    /* the first window's lines per byte, with a margin; never more than
-     * the shortest sample line, "MEM 0 0\n", allows */
-    double est = (double)size / (double)avail * (double)lines * 1.05 + SLOTS;
-    if (est > (double)size / 8 + SLOTS)
-        est = (double)size / 8 + SLOTS;
-    size_t n = (size_t)est, have = pyprof_profile_mem_sample_count(r->p);
+    /* the first window's lines per byte, never more than the shortest
+     * sample line, "MEM 0 0\n", allows; with a margin, and room for each
+     * half's own margin should the file be split (mprofile_split.c) */
+    r->per_byte = (double)lines / (double)avail;
+    if (r->per_byte > 1.0 / 8)
+        r->per_byte = 1.0 / 8;
+    size_t n = (size_t)((double)size * r->per_byte * PYPROF__MPROFILE_MARGIN) + 2 * SLOTS;
+    size_t have = pyprof_profile_mem_sample_count(r->p);
     pyprof_mem_sample *spare = pyprof__profile_mem_samples_reserve(r->p, n);
     if (!spare)
         return; /* no memory now: growing as we go will say so */
@@ -494,13 +492,17 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
               pyprof_error *err)
 {
     (void)opts;
-    reader r = {p, in, err, {0}, 0, 0, NULL, 0};
+    reader r = {.p = p, .in = in, .err = err};
     pyprof_id main_series;
     int rc = pyprof_profile_mem_series_add(p, &main_series, 0, -1,
                                            (pyprof_id)pyprof_profile_source_count(p));
     if (rc == 0)
         presize(&r);
+    bool done = false;
+    /* a big plain file: its second half on another thread (mprofile_split.c) */
     if (rc == 0)
+        rc = pyprof__mprofile_read_split(&r, read_lines, &done);
+    if (rc == 0 && !done)
         rc = read_lines(&r);
     pyprof__prefault_finish(r.pf);
     if (rc == 0 && r.records == 0)
