@@ -32,6 +32,7 @@
 #include "pyprof_int.h"
 
 #include "core/numparse.h"
+#include "mprofile.h"
 
 #define FMT "mprofile"
 
@@ -41,14 +42,6 @@
 /* Stack levels are recursion depths of @profile functions; anything above
  * this is corruption, and the flame layout allocates per level. */
 #define MAX_LEVEL 100000
-
-/* pid -> series, open addressing.  Many children are possible (-M on a
- * process pool), so a linear search per CHLD line could go quadratic. */
-typedef struct child_map {
-    int64_t *pid;
-    pyprof_id *series;
-    size_t cap, used;
-} child_map;
 
 static void
 child_map_free(child_map *m)
@@ -89,15 +82,6 @@ child_map_grow(child_map *m)
     *m = n;
     return 0;
 }
-
-typedef struct reader {
-    pyprof_profile *p;
-    pyprof_input *in;
-    pyprof_error *err;
-    child_map children;
-    unsigned records; /* lines with a known tag */
-    uint64_t line;    /* the line being read, from 1 */
-} reader;
 
 /* "FILE: line N: <TAG> line: <reason>" */
 static int
@@ -254,6 +238,7 @@ read_mem(reader *r, const char *s, const char *end)
     int rc;
     if ((rc = numbers(r, &s, end, v, 2, "MEM")) < 0 || (rc = no_more_fields(r, &s, end, "MEM")) < 0)
         return rc;
+    pyprof__mprofile_will_hold(r, pyprof_profile_mem_sample_count(r->p) + 1);
     return pyprof_profile_mem_sample_add(r->p, 0, v[1], v[0]);
 }
 
@@ -288,6 +273,7 @@ read_chld(reader *r, const char *s, const char *end)
         r->children.series[slot] = sid;
         r->children.used++;
     }
+    pyprof__mprofile_will_hold(r, pyprof_profile_mem_sample_count(r->p) + 1);
     return pyprof_profile_mem_sample_add(r->p, r->children.series[slot], v[1], v[0]);
 }
 
@@ -373,21 +359,6 @@ read_record(reader *r, const char *line, size_t len)
     return bad_line(r, NULL, "not an mprofile record (expected CMDLINE, MEM, FUNC or CHLD)");
 }
 
-/* The line nearly every record of a big file is, "MEM <MiB> <time>\n" with
- * plain decimals, read without first searching for its end; returns the
- * start of the next line, or NULL for any other line (or one not complete
- * in [s, end)), which the general path then reads, errors and all. */
-static inline const char *
-plain_mem_line(const char *s, const char *end, double *mib, double *t)
-{
-    const char *q;
-    if (end - s < 4 || memcmp(s, "MEM ", 4) != 0 || !pyprof__parse_decimal(s + 4, end, &q, mib) ||
-        q == end || *q != ' ' || !pyprof__parse_decimal(q + 1, end, &q, t) || q == end ||
-        *q != '\n')
-        return NULL;
-    return q + 1;
-}
-
 /* One line, without its newline, by the general rules. */
 static int
 read_line(reader *r, const char *line, size_t len)
@@ -406,44 +377,37 @@ read_line(reader *r, const char *line, size_t len)
     return rc < 0 ? rc : 0;
 }
 
-/* Lines are taken straight from the input's window (peek/consume) rather
- * than one pyprof_input_read_line call each: at 10^6 lines the per-line
- * call and newline search cost as much as the numbers. */
-#define WINDOW ((size_t)64 * 1024)
-/* Sample slots reserved at a time: 96 KiB, a small fraction of a big file's. */
-#define SLOTS 4096
+#define WINDOW PYPROF__MPROFILE_WINDOW /* see mprofile.h */
+#define SLOTS  PYPROF__MPROFILE_SLOTS
 
+/* Every line up to the end of r->in, by the general rules. */
 static int
-mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
-              pyprof_error *err)
+read_lines(reader *r)
 {
-    (void)opts;
-    reader r = {p, in, err, {0}, 0, 0};
     /* plain MEM lines go straight into reserved model slots */
     pyprof_mem_sample *slot = NULL;
     size_t nslot = 0, used = 0;
-    pyprof_id main_series;
-    int rc = pyprof_profile_mem_series_add(p, &main_series, 0, -1,
-                                           (pyprof_id)pyprof_profile_source_count(p));
-    if (rc < 0)
-        goto out;
+    pyprof_profile *p = r->p;
+    pyprof_input *in = r->in;
+    int rc;
     size_t want = WINDOW;
     for (;;) {
         const unsigned char *data;
         size_t avail;
-        if ((rc = pyprof_input_peek(in, want, &data, &avail, err)) < 0)
+        if ((rc = pyprof_input_peek(in, want, &data, &avail, r->err)) < 0)
             goto out;
         bool eof = avail < want; /* peek stops short only at the end */
         const char *s = (const char *)data, *end = s + avail;
         while (s < end) {
             double mib, t;
-            const char *next = plain_mem_line(s, end, &mib, &t);
+            const char *next = pyprof__mprofile_plain_mem(s, end, &mib, &t);
             if (next) {
-                r.line++;
+                r->line++;
                 if (used == nslot) {
                     pyprof__profile_mem_samples_commit(p, used);
                     used = 0;
                     nslot = SLOTS;
+                    pyprof__mprofile_will_hold(r, pyprof_profile_mem_sample_count(p) + nslot);
                     if (!(slot = pyprof__profile_mem_samples_reserve(p, nslot))) {
                         nslot = 0;
                         rc = PYPROF_ENOMEM;
@@ -451,7 +415,7 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
                     }
                 }
                 slot[used++] = (pyprof_mem_sample){0, t, mib};
-                r.records++;
+                r->records++;
                 s = next;
                 continue;
             }
@@ -461,14 +425,14 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
             const char *nl = memchr(s, '\n', (size_t)(end - s));
             size_t len = (size_t)((nl ? nl : end) - s);
             if (len > MAX_LINE) {
-                rc = pyprof_input_error_line(in, err, PYPROF_ELIMIT, NULL, r.line + 1,
+                rc = pyprof_input_error_line(in, r->err, PYPROF_ELIMIT, NULL, r->line + 1,
                                              "line longer than %zu bytes", (size_t)MAX_LINE);
                 goto out;
             }
             if (!nl && !eof)
                 break; /* the rest of this line is not in the window yet */
-            r.line++;
-            if ((rc = read_line(&r, s, len)) < 0)
+            r->line++;
+            if ((rc = read_line(r, s, len)) < 0)
                 goto out;
             s = nl ? nl + 1 : end;
         }
@@ -479,14 +443,71 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
         /* a line longer than the window: widen it (up to MAX_LINE) */
         want = taken == 0 ? avail + WINDOW : WINDOW;
     }
-    pyprof__profile_mem_samples_commit(p, used);
-    used = 0;
     rc = 0;
-    if (r.records == 0)
-        rc = pyprof_input_error_line(in, err, PYPROF_EFORMAT, FMT, r.line,
-                                     "no CMDLINE, MEM, FUNC or CHLD record in the file");
 out:
     pyprof__profile_mem_samples_commit(p, used); /* keep the model whole */
+    return rc;
+}
+
+/* The first write to each page of the samples array is a page fault: for
+ * a 10^6-sample file (24 MB of samples) 6,000 of them, a fifth of the
+ * reading time.  A big file's sample count is foreseeable from the lines
+ * of its first window, so the array is sized for that once (which also
+ * saves growing it) and a helper thread faults it in (core/prefault.c)
+ * while this one parses.  The helper only asks the kernel to populate the
+ * pages, never touching their contents, so the reader's writes may land
+ * before or after it passes; it is stopped before the array can grow (and
+ * move) past what was sized (pyprof__mprofile_will_hold). */
+static void
+presize(reader *r)
+{
+    int64_t size = pyprof_input_file_size(r->in);
+    const unsigned char *data;
+    size_t avail;
+    pyprof_error ignored = PYPROF_ERROR_INIT;
+    if (size <= 0 || pyprof_input_is_compressed(r->in) ||
+        pyprof_input_peek(r->in, WINDOW, &data, &avail, &ignored) < 0 || avail < WINDOW)
+        return; /* small, or not a plain file: nothing to foresee */
+    size_t lines = 0;
+    for (const unsigned char *s = data, *end = data + avail;
+         (s = memchr(s, '\n', (size_t)(end - s))) != NULL; s++)
+        lines++;
+    /* the first window's lines per byte, never more than the shortest
+     * sample line, "MEM 0 0\n", allows; with a margin, and room for each
+     * half's own margin should the file be split (mprofile_split.c) */
+    r->per_byte = (double)lines / (double)avail;
+    if (r->per_byte > 1.0 / 8)
+        r->per_byte = 1.0 / 8;
+    size_t n = (size_t)((double)size * r->per_byte * PYPROF__MPROFILE_MARGIN) + 2 * SLOTS;
+    size_t have = pyprof_profile_mem_sample_count(r->p);
+    pyprof_mem_sample *spare = pyprof__profile_mem_samples_reserve(r->p, n);
+    if (!spare)
+        return; /* no memory now: growing as we go will say so */
+    r->pf = pyprof__prefault_start(spare, n * sizeof *spare);
+    r->pf_cap = have + n;
+}
+
+static int
+mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
+              pyprof_error *err)
+{
+    (void)opts;
+    reader r = {.p = p, .in = in, .err = err};
+    pyprof_id main_series;
+    int rc = pyprof_profile_mem_series_add(p, &main_series, 0, -1,
+                                           (pyprof_id)pyprof_profile_source_count(p));
+    if (rc == 0)
+        presize(&r);
+    bool done = false;
+    /* a big plain file: its second half on another thread (mprofile_split.c) */
+    if (rc == 0)
+        rc = pyprof__mprofile_read_split(&r, read_lines, &done);
+    if (rc == 0 && !done)
+        rc = read_lines(&r);
+    pyprof__prefault_finish(r.pf);
+    if (rc == 0 && r.records == 0)
+        rc = pyprof_input_error_line(in, err, PYPROF_EFORMAT, FMT, r.line,
+                                     "no CMDLINE, MEM, FUNC or CHLD record in the file");
     if (rc == PYPROF_ENOMEM)
         rc = pyprof_input_error_line(in, err, PYPROF_ENOMEM, FMT, r.line, "out of memory");
     child_map_free(&r.children);

@@ -42,4 +42,5 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/svg_markup.h \
 	libpyprof/render/svg_markup.c \
 	libpyprof/render/scene_png.c \
-	libpyprof/render/png_encode.c
+	libpyprof/render/png_encode.c \
+	libpyprof/render/png_warmup.c

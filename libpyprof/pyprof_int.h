@@ -68,8 +68,11 @@ int pyprof__grow(void **items, size_t *cap, size_t need, size_t size);
 /* ---- prefaulting (core/prefault.c) -------------------------------------------
  * Have a helper thread fault in p[0..n) (whole pages within it), memory the
  * caller has allocated and will fill later, while the caller does other
- * work.  Nobody may touch the range until pyprof__prefault_finish, which
- * stops the helper at its next slice and waits for it.  Returns NULL when
+ * work.  The range must stay allocated (not freed, not moved by realloc)
+ * until pyprof__prefault_finish, which stops the helper at its next slice
+ * and waits for it; writing into it meanwhile is safe, since the helper
+ * only asks the kernel to populate pages and never changes contents
+ * (mprofile.c fills its samples while the helper runs).  Returns NULL when
  * not worth it or not possible (small ranges, no threads, no
  * MADV_POPULATE_WRITE); finish takes NULL.  Only a hint: contents are not
  * changed, and any failure just leaves the faults to the caller. */

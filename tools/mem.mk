@@ -1,5 +1,6 @@
 # tools/mem.mk - mprofile and memory_profiler report formats, and pyprof-mem.
-libpyprof_libpyprof_la_SOURCES += formats/mprofile.c formats/memreport.c
+libpyprof_libpyprof_la_SOURCES += formats/mprofile.h formats/mprofile.c \
+	formats/mprofile_split.c formats/memreport.c
 
 # The memory plot (layout -> scene -> SVG/PNG) and mprof's peak/list.
 libpyprof_libpyprof_la_SOURCES += \
@@ -25,6 +26,15 @@ tests_t_mprofile_SOURCES = tests/t_mprofile.c tests/tap.h
 tests_t_mprofile_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_t_mprofile_LDFLAGS = -static
 tests_t_mprofile_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/t_mprofile_split
+TESTS += tests/t_mprofile_split
+tests_t_mprofile_split_SOURCES = tests/t_mprofile_split.c tests/tap.h
+tests_t_mprofile_split_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
+# -static: the split threshold is a semi-private test hook
+tests_t_mprofile_split_LDFLAGS = -static
+tests_t_mprofile_split_LDADD = $(TEST_LIBS)
+CLEANFILES += t_mprofile_split.tmp
 
 tests_t_mem_SOURCES = tests/t_mem.c tests/tap.h
 tests_t_mem_CPPFLAGS = $(TEST_CPPFLAGS)

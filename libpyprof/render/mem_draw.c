@@ -27,6 +27,8 @@ static const pyprof__rgba RED = {255, 0, 0, 255};
 static const pyprof__rgba TREND_MAIN = {0, 227, 216, 255}; /* mprof's #00e3d8 */
 
 #define FONT_SIZE   (10 * PT)
+/* matplotlib's default family (scene fonts fall back through fontconfig) */
+#define DEFAULT_FONT "DejaVu Sans"
 #define TITLE_SIZE  (12 * PT)
 #define LINE_WIDTH  (1.5 * PT)
 #define AXES_WIDTH  (0.8 * PT)
@@ -339,7 +341,7 @@ pyprof__mem_draw(pyprof__mem_layout *l, const pyprof_profile *p,
         return rc;
     l->scene = s;
     pyprof__scene_set_background(s, WHITE, WHITE);
-    PYPROF_TRY(pyprof__scene_set_font(s, opts->font ? opts->font : "DejaVu Sans"));
+    PYPROF_TRY(pyprof__scene_set_font(s, opts->font ? opts->font : DEFAULT_FONT));
     for (size_t i = 0; i < l->nxticks; i++) {
         double x = pyprof__mem_px(l, l->xticks[i]);
         PYPROF_TRY(
@@ -388,14 +390,21 @@ pyprof_mem_plot(pyprof_output *o, const pyprof_profile *p, const char *type,
     if (!(pyprof_profile_caps(p) & PYPROF_CAP_MEMORY))
         return pyprof_error_set(err, PYPROF_ECAPS, pyprof__profile_name(p), NULL, -1, 0,
                                 "the profile has no memory timeline (read an mprofile .dat)");
+    /* PNG: fonts load on a helper while the layout is built and the lines
+     * drawn (png_warmup.c); the family is the one draw() gives the scene */
+    pyprof__png_warmup *warm = NULL;
+    if (strcmp(type, "png") == 0)
+        warm = pyprof__png_warmup_start(opts && opts->font ? opts->font : DEFAULT_FONT, FONT_SIZE);
     pyprof__mem_layout *l;
     int rc = pyprof__mem_layout_build(&l, p, opts, err);
-    if (rc < 0)
+    if (rc < 0) {
+        pyprof__png_warmup_finish(warm);
         return rc;
+    }
     if (strcmp(type, "svg") == 0)
         rc = pyprof__scene_write_svg(l->scene, o, err);
     else
-        rc = pyprof__scene_write_png(l->scene, o, err);
+        rc = pyprof__scene_write_png_warm(l->scene, warm, o, err);
     pyprof__mem_layout_free(l);
     return rc;
 }

@@ -147,10 +147,38 @@ int pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, py
                             pyprof_error *err);
 void pyprof__svg_stream_write(pyprof__svg_stream *st, const pyprof__item *it);
 int pyprof__svg_stream_close(pyprof__svg_stream *st, pyprof_error *err);
+/* Font start-up for PNG text on a helper thread (png_warmup.c): start it
+ * before laying out a scene that will be written as PNG, with the family
+ * the scene will use (and its most common text size, in pixels), and
+ * hand it to pyprof__scene_write_png_warm(), which
+ * waits for it before its first text and always finishes it.  NULL (no
+ * helper) is a valid handle everywhere. */
+typedef struct pyprof__png_warmup pyprof__png_warmup;
+pyprof__png_warmup *pyprof__png_warmup_start(const char *family, double size);
+void pyprof__png_warmup_wait(pyprof__png_warmup *w);   /* any thread, any number of times */
+void pyprof__png_warmup_finish(pyprof__png_warmup *w); /* waits, frees */
+int pyprof__scene_write_png_warm(const pyprof__scene *s, pyprof__png_warmup *w, pyprof_output *o,
+                                 pyprof_error *err);
 /* Encode a w x h cairo ARGB32 image (native-endian premultiplied pixels,
  * rows `stride` bytes apart) as PNG into `o`: the pixels cairo's own writer
  * would produce, compressed faster (png_encode.c). */
 int pyprof__png_encode_argb32(const unsigned char *data, int w, int h, int stride, pyprof_output *o,
                               pyprof_error *err);
+/* The same in parts: rows compressed band by band, on any threads, then
+ * written as one PNG (bands in image order, all with the same `alpha`,
+ * the last one deflated with `last`). */
+typedef struct pyprof__png_band {
+    unsigned char *z; /* raw deflate data, zlen bytes */
+    size_t zlen;
+    size_t rawlen;  /* filtered bytes it stands for */
+    uint32_t adler; /* their Adler-32 */
+    bool alpha;     /* RGBA rows (else RGB) */
+} pyprof__png_band;
+bool pyprof__png_opaque(const unsigned char *data, int w, int h, int stride);
+int pyprof__png_band_deflate(pyprof__png_band *b, const unsigned char *data, int w, int rows,
+                             int stride, bool alpha, bool last);
+void pyprof__png_band_free(pyprof__png_band *b);
+int pyprof__png_write_bands(pyprof_output *o, int w, int h, const pyprof__png_band *bands,
+                            size_t nbands, pyprof_error *err);
 
 #endif

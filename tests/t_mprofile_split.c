@@ -1,0 +1,264 @@
+/*
+ * t_mprofile_split.c - the mprofile reader's two-thread read of big files
+ * (formats/mprofile_split.c) must give exactly the profile one pass gives:
+ * the same samples (bit for bit, in order), series, brackets and metadata,
+ * and the same errors with the same line numbers.  The split threshold is
+ * lowered so that small files are split at every kind of boundary, with
+ * every reason to fall back to one pass (FUNC, CHLD, CMDLINE, blank and
+ * "\r\n" lines, numbers only strtod reads, errors, a last line without a
+ * newline in the second half) and files whose first half holds more
+ * samples than its lines per byte foresaw.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pyprof/pyprof.h>
+
+#include "mprofile.h"
+#include "tap.h"
+
+#define TMP "t_mprofile_split.tmp"
+
+static void
+write_file(const char *data, size_t len)
+{
+    FILE *f = fopen(TMP, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        printf("Bail out! cannot write %s\n", TMP);
+        exit(1);
+    }
+}
+
+typedef struct result {
+    pyprof_profile *p;
+    int rc;
+    pyprof_error err;
+    bool merged;
+} result;
+
+static result
+load(bool split)
+{
+    result r = {.err = PYPROF_ERROR_INIT};
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    ro.format = "mprofile";
+    uint64_t old = pyprof__mprofile_split_min(split ? 1 : UINT64_MAX);
+    uint64_t merges = pyprof__mprofile_merges();
+    r.rc = pyprof_profile_load(&r.p, TMP, &ro, &r.err);
+    r.merged = pyprof__mprofile_merges() != merges;
+    pyprof__mprofile_split_min(old);
+    return r;
+}
+
+static bool
+same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Empty when p and q are the same memory timeline, else what differs. */
+static const char *
+difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t size)
+{
+    if (pyprof_profile_caps(p) != pyprof_profile_caps(q))
+        return "caps";
+    size_t n = pyprof_profile_mem_sample_count(p);
+    if (n != pyprof_profile_mem_sample_count(q)) {
+        snprintf(buf, size, "sample count %zu vs %zu", n, pyprof_profile_mem_sample_count(q));
+        return buf;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const pyprof_mem_sample *a = pyprof_profile_mem_sample(p, i);
+        const pyprof_mem_sample *b = pyprof_profile_mem_sample(q, i);
+        if (a->series != b->series || !same_bits(a->t, b->t) || !same_bits(a->mib, b->mib)) {
+            snprintf(buf, size, "sample %zu", i);
+            return buf;
+        }
+    }
+    if (pyprof_profile_mem_series_count(p) != pyprof_profile_mem_series_count(q))
+        return "series count";
+    for (pyprof_id s = 0; s < pyprof_profile_mem_series_count(p); s++) {
+        const pyprof_mem_series *a = pyprof_profile_mem_series(p, s);
+        const pyprof_mem_series *b = pyprof_profile_mem_series(q, s);
+        if (a->child != b->child || a->source != b->source ||
+            strcmp(pyprof_profile_string(p, a->label), pyprof_profile_string(q, b->label)))
+            return "a series";
+    }
+    if (pyprof_profile_mem_bracket_count(p) != pyprof_profile_mem_bracket_count(q))
+        return "bracket count";
+    for (size_t i = 0; i < pyprof_profile_mem_bracket_count(p); i++) {
+        const pyprof_mem_bracket *a = pyprof_profile_mem_bracket(p, i);
+        const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(q, i);
+        if (a->level != b->level || !same_bits(a->t0, b->t0) || !same_bits(a->t1, b->t1) ||
+            !same_bits(a->m0, b->m0) || !same_bits(a->m1, b->m1) ||
+            strcmp(pyprof_profile_string(p, a->name), pyprof_profile_string(q, b->name)))
+            return "a bracket";
+    }
+    if (pyprof_profile_meta_count(p) != pyprof_profile_meta_count(q))
+        return "metadata count";
+    return "";
+}
+
+/* Read TMP in one pass and split; both must agree.  `merge`: 1 = the
+ * second half must have come from the other thread, 0 = must not, -1 =
+ * either. */
+static void
+check(const char *name, int merge)
+{
+    result one = load(false), two = load(true);
+    char buf[2400];
+    const char *d = "";
+    if (one.rc != two.rc) {
+        d = "status";
+    } else if (one.rc < 0) {
+        if (strcmp(one.err.message, two.err.message) || one.err.line != two.err.line ||
+            one.err.offset != two.err.offset) {
+            snprintf(buf, sizeof buf, "error '%s' (line %lld) vs '%s' (line %lld)",
+                     one.err.message, (long long)one.err.line, two.err.message,
+                     (long long)two.err.line);
+            d = buf;
+        }
+    } else {
+        d = difference(one.p, two.p, buf, sizeof buf);
+    }
+    if (!TAP_OK(!*d, "%s: split read = one pass", name))
+        tap_diag("differs: %s", d);
+    TAP_OK(!one.merged, "%s: one pass took no second half", name);
+    if (merge >= 0)
+        TAP_OK(two.merged == (merge == 1), "%s: second half %s", name,
+               merge ? "from the other thread" : "read in one pass");
+    pyprof_profile_free(one.p);
+    pyprof_profile_free(two.p);
+    pyprof_error_clear(&one.err);
+    pyprof_error_clear(&two.err);
+}
+
+static void
+check_str(const char *name, const char *text, int merge)
+{
+    write_file(text, strlen(text));
+    check(name, merge);
+}
+
+/* ---- generated files ------------------------------------------------------------------------ */
+
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+} buf;
+
+static void
+puts_(buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s) {
+            printf("Bail out! out of memory\n");
+            exit(1);
+        }
+    }
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+static uint32_t rng = 12345;
+
+static uint32_t
+rnd(uint32_t n)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (rng >> 8) % n;
+}
+
+/* `lines` plain MEM lines (with `odd` put in at line `at` when not NULL),
+ * after a CMDLINE; big enough (> 64 KiB) for the reader to foresee its
+ * sample count when `lines` is. */
+static void
+gen(buf *b, size_t lines, const char *odd, size_t at)
+{
+    char line[96];
+    b->len = 0;
+    puts_(b, "CMDLINE python3 work.py\n");
+    for (size_t i = 0; i < lines; i++) {
+        if (odd && i == at)
+            puts_(b, odd);
+        snprintf(line, sizeof line, "MEM %u.%06u %u.%04u\n", rnd(5000), rnd(1000000),
+                 1700000000u + (unsigned)i / 10, rnd(10000));
+        puts_(b, line);
+    }
+    if (odd && at >= lines)
+        puts_(b, odd);
+}
+
+int
+main(void)
+{
+    /* small files, every boundary */
+    check_str("empty", "", 0);
+    check_str("one line", "MEM 1.0 2.0\n", -1);
+    check_str("two lines", "MEM 1.0 2.0\nMEM 3.0 4.0\n", 1);
+    check_str("no newline at the end", "MEM 1.0 2.0\nMEM 3.0 4.0", 0);
+    check_str("CMDLINE only", "CMDLINE x\n", -1);
+    check_str("second half FUNC", "MEM 1.0 2.0\nMEM 1.0 2.0\nFUNC a.b 1.0 2.0 1.0 3.0 0\n", 0);
+    check_str("second half CHLD", "MEM 1.0 2.0\nMEM 1.0 2.0\nCHLD 7 1.0 2.0\n", 0);
+    check_str("second half blank", "MEM 1.0 2.0\nMEM 1.0 2.0\n\nMEM 1.0 2.0\n", 0);
+    check_str("second half CRLF", "MEM 1.0 2.0\nMEM 1.0 2.0\r\nMEM 1.0 2.5\r\n", 0);
+    check_str("second half exponent", "MEM 1.0 2.0\nMEM 1.0 2.0\nMEM 1e3 2.0\n", 0);
+    check_str("second half error", "MEM 1.0 2.0\nMEM 1.0 2.0\nMEM 1.0 x\n", 0);
+    check_str("first half error", "MEM 1.0 x\nMEM 1.0 2.0\nMEM 1.0 2.0\nMEM 1.0 2.0\n", 0);
+    check_str("errors in both halves", "MEM x 2.0\nMEM 1.0 2.0\nMEM 1.0 2.0\nMEM 1.0 y\n", 0);
+
+    /* big files: the sample count foreseen, halves joined */
+    buf b = {0};
+    gen(&b, 20000, NULL, 0);
+    write_file(b.s, b.len);
+    check("20,000 plain lines", 1);
+    /* an odd line anywhere, of each kind */
+    static const char *const odd[] = {
+        "FUNC m.f 10.0 1700000000.0 12.0 1700000001.0 0\n",
+        "CHLD 42 3.5 1700000000.5\n",
+        "\n",
+        "MEM 1.0 1700000000.1234\r\n",
+        "MEM 1.0e2 1700000000.5\n",
+        "MEM 1.0 1700000000.5 extra\n",
+        "garbage\n",
+        "UNKNOWN_TAG 1 2\n",
+    };
+    for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+        size_t at[] = {0, 5000, 9999, 10000, 10001, 15000, 20000};
+        for (size_t j = 0; j < sizeof at / sizeof at[0]; j++) {
+            gen(&b, 20000, odd[k], at[j]);
+            write_file(b.s, b.len);
+            char name[160];
+            snprintf(name, sizeof name, "odd line %zu at %zu", k, at[j]);
+            check(name, -1);
+        }
+    }
+    /* a first window of long lines, then short ones: the first half holds
+     * far more samples than foreseen (the second thread must be stopped) */
+    b.len = 0;
+    puts_(&b, "CMDLINE x\n");
+    for (int i = 0; i < 800; i++)
+        puts_(&b, "MEM 1234.567890123456 1700000000.123456789012 \n"); /* strtod path */
+    for (int i = 0; i < 60000; i++)
+        puts_(&b, "MEM 1 2\n");
+    write_file(b.s, b.len);
+    check("first half far denser than its first window", -1);
+    /* the reverse: the second half denser than foreseen (it gives up) */
+    b.len = 0;
+    for (int i = 0; i < 30000; i++)
+        puts_(&b, "MEM 1234.567890 1700000000.1234\n");
+    for (int i = 0; i < 150000; i++)
+        puts_(&b, "MEM 1 2\n");
+    write_file(b.s, b.len);
+    check("second half far denser than foreseen", -1);
+    free(b.s);
+    remove(TMP);
+    return tap_done();
+}
