@@ -381,10 +381,12 @@ tail_push(reader *r, pyprof_id at)
     return pyprof__tail_move(r, ti, node);
 }
 
-/* The functions of the frames s[pos..len) into r->ffunc[from...] (the
- * frame arrays past the cached frames are scratch here), with a whole
- * stack's frame-cache misses started at once as in the eager path; their
- * number in *n. */
+/* The functions of the frames s[pos..len) into r->ffunc[from...], and
+ * their ends into r->fend (index = depth: the eager path's new frames, or a
+ * deferred stack's tail, where the arrays past the cached frames are
+ * scratch); their number in *n.  The frame-cache slots of all of them,
+ * then the texts those point to, are asked for before the first is looked
+ * at, so that the cache misses of a line overlap. */
 static int
 rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, bool plain, size_t *n)
 {
@@ -648,39 +650,14 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
      * most of the time goes into waiting for memory.  Each step below first
      * asks for what a whole line needs, so that those waits overlap instead
      * of following one another.
-     * 1. Split off the new frames, hash their texts, prefetch their
-     *    frame-cache slots, then the texts the slots point to. */
-    size_t nf = k;
-    while (pos < len) {
-        const char *semi = memchr(s + pos, ';', len - pos);
-        size_t fe = semi ? (size_t)(semi - s) : len;
-        if (fe > UINT32_MAX)
-            return PYPROF_ELIMIT;
-        if (nf >= r->frames_cap && (rc = grow_frames(r, nf + 1)) < 0)
-            return rc;
-        r->fend[nf] = (uint32_t)fe;
-        if (plain) {
-            uint64_t h = pyprof__hash_bytes(s + pos, fe - pos);
-            r->fhash[nf] = h;
-            if (r->fc)
-                __builtin_prefetch(&r->fc[h & r->fc_mask]);
-        }
-        nf++;
-        if (!semi)
-            break;
-        pos = fe + 1; /* < len: trailing ';' were trimmed */
-    }
-    for (size_t i = k; plain && r->fc && i < nf; i++) {
-        const struct frame_cache *e = &r->fc[r->fhash[i] & r->fc_mask];
-        if (e->hash == r->fhash[i])
-            __builtin_prefetch(e->text);
-    }
-    /* 2. Their functions, and path hashes; prefetch the path slots. */
+     * 1. The new frames' functions (rest_funcs: their frame-cache slots
+     *    and texts are prefetched first). */
+    size_t nf;
+    if ((rc = rest_funcs(r, s, pos, len, k, plain, &nf)) < 0)
+        return rc;
+    nf += k;
+    /* 2. Their path hashes; prefetch the path slots. */
     for (size_t i = k; i < nf; i++) {
-        size_t fs = i ? (size_t)r->fend[i - 1] + 1 : 0, fe = r->fend[i];
-        if ((rc = frame_func(r, &r->ffunc[i], s + fs, fe - fs, i, plain, plain ? r->fhash[i] : 0)) <
-            0)
-            return rc;
         r->fpath[i] = path_hash(i ? r->fpath[i - 1] : PATH_ROOT_HASH, r->ffunc[i]);
         if (r->path_tab)
             __builtin_prefetch(&r->path_tab[path_tag(r->fpath[i]) & r->path_mask]);

@@ -116,6 +116,18 @@ pyprof__grow(void **items, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+#if defined(MADV_HUGEPAGE) || defined(HAVE_MADV_POPULATE_WRITE)
+/* madvise `advice` over the whole `align`-byte pages inside [p, p + n);
+ * only a hint, so failures are ignored. */
+static void
+advise_inside(void *p, size_t n, uintptr_t align, int advice)
+{
+    uintptr_t lo = ((uintptr_t)p + align - 1) & ~(align - 1), hi = ((uintptr_t)p + n) & ~(align - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, advice);
+}
+#endif
+
 /*
  * Memory that is written once from end to end, or probed at random all
  * over, costs a page fault per 4 KiB and (when probed) a TLB miss per
@@ -126,10 +138,7 @@ void
 pyprof__advise_huge(void *p, size_t n)
 {
 #if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    advise_inside(p, n, (uintptr_t)2 << 20, MADV_HUGEPAGE);
 #else
     (void)p;
     (void)n;
@@ -146,10 +155,7 @@ void
 pyprof__populate(void *p, size_t n)
 {
 #if defined(HAVE_MADV_POPULATE_WRITE)
-    const uintptr_t page = 4096;
-    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + n) & ~(page - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+    advise_inside(p, n, 4096, MADV_POPULATE_WRITE);
 #else
     (void)p;
     (void)n;
