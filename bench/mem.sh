@@ -7,8 +7,15 @@
 #
 # Usage: bench/mem.sh [BUILDDIR [DATADIR]]
 #   MPROF=python3-mprof     the peer command (Debian python3-memory-profiler)
-#   RUNS=5                  runs per case; ours and the peer's alternate
+#   RUNS=5                  runs per case
 #   PEER_RUNS=$RUNS         runs of the peer (it takes seconds per run)
+#   ORDER=blocks            each command gets an untimed warm-up run and then
+#                           its runs back to back, as hyperfine does;
+#                           ORDER=alternate runs ours and the peer's in turn,
+#                           which spreads load changes evenly but times each of
+#                           our runs right after a second-long Python process
+#                           has evicted our libraries from the CPU caches
+#                           (about 8 ms more a run here)
 #
 # Each run is a whole process (fork + exec + wait4): wall seconds, CPU
 # seconds (user + system) and peak RSS.  The table shows the median and the
@@ -42,8 +49,8 @@ TMP=$(mktemp -d)
 export TMP
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
-# bench CASE -- OURS... -- PEER...: RUNS alternating runs of both commands
-# (PEER_RUNS of the peer); prints one table row.
+# bench CASE -- OURS... -- PEER...: RUNS runs of ours, PEER_RUNS of the peer (ORDER)
+# prints one table row.
 bench() {
     python3 - "$RUNS" "$PEER_RUNS" "$@" <<'EOF'
 import os, statistics, sys, time
@@ -68,11 +75,20 @@ def run(argv):
     if status != 0:
         sys.exit("bench/mem.sh: failed (%d): %s" % (status, " ".join(argv)))
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
-for i in range(max(runs, peer_runs)):
-    if i < runs:
-        res["ours"].append(run(cmds["ours"]))
-    if i < peer_runs and cmds["peer"]:
-        res["peer"].append(run(cmds["peer"]))
+peer = cmds["peer"] if peer_runs else []
+if os.environ.get("ORDER", "blocks") == "alternate":
+    for i in range(max(runs, peer_runs)):
+        if i < runs:
+            res["ours"].append(run(cmds["ours"]))
+        if i < peer_runs and peer:
+            res["peer"].append(run(peer))
+else:
+    # hyperfine's way: an untimed warm-up run, then the runs back to back
+    run(cmds["ours"])
+    res["ours"] = [run(cmds["ours"]) for _ in range(runs)]
+    if peer:
+        run(peer)
+        res["peer"] = [run(peer) for _ in range(peer_runs)]
 def stats(v):
     if not v:
         return None
@@ -92,7 +108,7 @@ print(line, flush=True)
 EOF
 }
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   ($(nproc) CPUs, $RUNS runs, peer $PEER_RUNS)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   ($(nproc) CPUs, $RUNS runs, peer $PEER_RUNS, order ${ORDER:-blocks})"
 printf '%-30s %8s %8s %8s %7s | %8s %8s %7s | %6s %6s\n' "" "ours" "" "" "" "mprof" "" "" "ratio" ""
 printf '%-30s %8s %8s %8s %7s | %8s %8s %7s | %6s %6s\n' case "wall s" "best s" "CPU s" "MiB" \
     "wall s" "CPU s" "MiB" "wall" "CPU"
