@@ -9,10 +9,68 @@
  */
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
+
+#include <pyprof/flame.h>
 #include <pyprof/pyprof.h>
 
 #ifndef FUZZ_FORMAT
 #error "define FUZZ_FORMAT"
+#endif
+
+#if defined(FUZZ_LAZY)
+/* True if every stack weight of p is an integer, so that sums do not
+ * depend on the order of the additions (node ids differ between an eager
+ * and a lazy read). */
+static int
+integer_weights(const pyprof_profile *p)
+{
+    size_t n;
+    const pyprof_stack_node *s = pyprof_profile_stack_nodes(p, &n);
+    for (size_t i = 0; i < n; i++)
+        for (int m = 0; m < 2; m++)
+            if (s[i].self[m] != floor(s[i].self[m]) || fabs(s[i].self[m]) > 1e12)
+                return 0;
+    return 1;
+}
+
+/* A lazy read (stack_elide_below) must draw the flame graph the whole tree
+ * draws, frame for frame; the look comes from the input's first bytes. */
+static void
+check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
+           const pyprof_read_options *base)
+{
+    pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
+    fo.minwidth = size ? (data[0] % 32) / 4.0 : 0.1;
+    fo.width = 100 + (size > 1 ? data[1] % 8 : 0) * 200;
+    pyprof_read_options opts = *base;
+    opts.stack_elide_below = pyprof_flame_elide_fraction(&fo);
+    if (!(opts.stack_elide_below > 0) || !integer_weights(whole))
+        return;
+    pyprof_input *in;
+    pyprof_profile *lazy = NULL;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    if (pyprof_input_open_memory(&in, data, size, "fuzz", &err) < 0)
+        return;
+    if (pyprof_profile_read(&lazy, in, &opts, &err) < 0)
+        __builtin_trap(); /* the whole read worked */
+    pyprof_flame *a = NULL, *b = NULL;
+    pyprof_error e1 = PYPROF_ERROR_INIT, e2 = PYPROF_ERROR_INIT;
+    int r1 = pyprof_flame_layout(&a, whole, &fo, &e1), r2 = pyprof_flame_layout(&b, lazy, &fo, &e2);
+    if (r1 != r2 || (r1 == 0 && pyprof_flame_frame_count(a) != pyprof_flame_frame_count(b)))
+        __builtin_trap();
+    for (size_t i = 0; r1 == 0 && i < pyprof_flame_frame_count(a); i++) {
+        const pyprof_flame_frame *x = pyprof_flame_frame_at(a, i), *y = pyprof_flame_frame_at(b, i);
+        if (strcmp(x->name, y->name) || x->depth != y->depth || x->start != y->start ||
+            x->end != y->end || x->x != y->x || x->w != y->w)
+            __builtin_trap();
+    }
+    pyprof_flame_free(a);
+    pyprof_flame_free(b);
+    pyprof_profile_free(lazy);
+    pyprof_input_close(in);
+}
 #endif
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
@@ -30,6 +88,9 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     if (pyprof_input_open_memory(&in, data, size, "fuzz", &err) < 0)
         return 0;
     if (pyprof_profile_read(&p, in, &opts, &err) == 0) {
+#if defined(FUZZ_LAZY)
+        check_lazy(data, size, p, &opts);
+#endif
         /* exercise the model a little: derivation walks every stack */
         pyprof_profile_caps(p);
         if (pyprof_profile_stack_count(p) < 100000)

@@ -33,7 +33,7 @@ tests_fuzz_fuzz_memreport_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"memreport"
 tests_fuzz_fuzz_memreport_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_memreport_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_collapsed_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
-tests_fuzz_fuzz_collapsed_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"collapsed"'
+tests_fuzz_fuzz_collapsed_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"collapsed"' -DFUZZ_LAZY
 tests_fuzz_fuzz_collapsed_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_collapsed_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_probe_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
