@@ -511,7 +511,7 @@ push_level(walk *w, uint32_t node)
     }
     L = &w->lv[w->nlv - 1];
     L->nitems = w->nitems - L->items;
-    if (!f->o.flamechart) {
+    if (!f->o.flamechart && L->nitems > 1) { /* (none: items may still be NULL) */
         sort_keys = w->keys;
         qsort(w->items + L->items, L->nitems, sizeof(item), item_cmp);
     }
