@@ -380,6 +380,19 @@ read_line(reader *r, const char *line, size_t len)
 #define WINDOW PYPROF__MPROFILE_WINDOW /* see mprofile.h */
 #define SLOTS  PYPROF__MPROFILE_SLOTS
 
+void
+pyprof__mprofile_summarize(reader *r)
+{
+    size_t n = pyprof_profile_mem_sample_count(r->p);
+    if (!r->sum_on || n == r->sum.n)
+        return;
+    if (pyprof__mem_summary_reserve(&r->sum, n) < 0) {
+        r->sum_on = false; /* the plot will make its own */
+        return;
+    }
+    pyprof__mem_summary_feed(&r->sum, pyprof_profile_mem_sample(r->p, 0), n);
+}
+
 /* Every line up to the end of r->in, by the general rules. */
 static int
 read_lines(reader *r)
@@ -405,6 +418,8 @@ read_lines(reader *r)
                 r->line++;
                 if (used == nslot) {
                     pyprof__profile_mem_samples_commit(p, used);
+                    /* while the slots just filled are in cache */
+                    pyprof__mprofile_summarize(r);
                     used = 0;
                     nslot = SLOTS;
                     pyprof__mprofile_will_hold(r, pyprof_profile_mem_sample_count(p) + nslot);
@@ -446,6 +461,8 @@ read_lines(reader *r)
     rc = 0;
 out:
     pyprof__profile_mem_samples_commit(p, used); /* keep the model whole */
+    if (rc == 0)
+        pyprof__mprofile_summarize(r);
     return rc;
 }
 
@@ -493,6 +510,9 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
 {
     (void)opts;
     reader r = {.p = p, .in = in, .err = err};
+    pyprof__mem_summary_init(&r.sum, NULL, NULL, 0);
+    /* the summary covers the whole array: only when this read fills it */
+    r.sum_on = pyprof_profile_mem_sample_count(p) == 0;
     pyprof_id main_series;
     int rc = pyprof_profile_mem_series_add(p, &main_series, 0, -1,
                                            (pyprof_id)pyprof_profile_source_count(p));
@@ -505,6 +525,14 @@ mprofile_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *op
     if (rc == 0 && !done)
         rc = read_lines(&r);
     pyprof__prefault_finish(r.pf);
+    if (rc == 0 && r.sum_on) {
+        pyprof__mprofile_summarize(&r);
+        if (r.sum_on) {
+            pyprof__mem_summary_finish(&r.sum);
+            pyprof__profile_mem_summary_set(p, &r.sum);
+        }
+    }
+    pyprof__mem_summary_free(&r.sum);
     if (rc == 0 && r.records == 0)
         rc = pyprof_input_error_line(in, err, PYPROF_EFORMAT, FMT, r.line,
                                      "no CMDLINE, MEM, FUNC or CHLD record in the file");

@@ -33,6 +33,10 @@ typedef struct reader {
      * the samples array from index half_guard on */
     struct pyprof__mprofile_half *half;
     size_t half_guard;
+    /* the samples summarized for the plot as they are stored (see
+     * core/mem_summary.c); off when the profile had samples before */
+    pyprof__mem_summary sum;
+    bool sum_on;
 } reader;
 
 /* Lines are taken straight from the input's window (peek/consume) rather
@@ -43,6 +47,9 @@ typedef struct reader {
 #define PYPROF__MPROFILE_SLOTS 4096
 /* Sample counts foreseen from lines per byte are raised by this much. */
 #define PYPROF__MPROFILE_MARGIN 1.05
+
+/* Summarize the samples stored so far into r->sum (mprofile.c). */
+void pyprof__mprofile_summarize(reader *r);
 
 /* Stop the second half's thread and drop its work (mprofile_split.c). */
 void pyprof__mprofile_half_stop(reader *r);

@@ -80,6 +80,10 @@ struct pyprof__mprofile_half {
     bool stopped;     /* joined early: its work does not count */
     bool plain;       /* every line was a plain MEM line: out[0, n) is the half */
     int rc;
+    /* out[0, n) summarized for the plot, as the first half's are
+     * (mprofile.c); the two are joined without another pass over them */
+    pyprof__mem_summary sum;
+    bool sum_ok;
 };
 
 /* CPUs this process may run on (taskset, cgroup cpusets), else online ones. */
@@ -114,6 +118,11 @@ read_plain(void *arg)
             h->out[h->n++] = (pyprof_mem_sample){0, t, mib};
             s = next;
         }
+        /* while the window's samples are in cache */
+        if (h->sum_ok && pyprof__mem_summary_reserve(&h->sum, h->n) < 0)
+            h->sum_ok = false;
+        if (h->sum_ok)
+            pyprof__mem_summary_feed(&h->sum, h->out, h->n);
         pyprof_input_consume(h->in, (size_t)(s - (const char *)data));
         if (s == end && eof) {
             h->plain = true;
@@ -121,8 +130,7 @@ read_plain(void *arg)
         }
         /* another kind of line, one longer than the window, or more
          * samples than foreseen: give up */
-        if (eof || h->n == h->cap || s == (const char *)data ||
-            memchr(s, '\n', (size_t)(end - s)))
+        if (eof || h->n == h->cap || s == (const char *)data || memchr(s, '\n', (size_t)(end - s)))
             return NULL;
         /* else the window ends inside a line: read on */
     }
@@ -180,7 +188,9 @@ pyprof__mprofile_read_split(reader *r, pyprof__mprofile_lines_fn lines, bool *do
     if (!room)
         return 0; /* one pass will report the lack of memory where it comes */
 
-    struct pyprof__mprofile_half h = {.err = PYPROF_ERROR_INIT, .out = room + na, .cap = nb};
+    struct pyprof__mprofile_half h = {
+        .err = PYPROF_ERROR_INIT, .out = room + na, .cap = nb, .sum_ok = r->sum_on};
+    pyprof__mem_summary_init(&h.sum, NULL, NULL, 0);
     atomic_init(&h.stop, false);
     if (pyprof__input_open_range(&h.in, r->in, mid, UINT64_MAX, &h.err) < 0) {
         pyprof_error_clear(&h.err);
@@ -195,6 +205,7 @@ pyprof__mprofile_read_split(reader *r, pyprof__mprofile_lines_fn lines, bool *do
     if (pthread_create(&h.thread, NULL, read_plain, &h) != 0) {
         pyprof_input_close(h.in);
         pyprof_error_clear(&h.err);
+        pyprof__mem_summary_free(&h.sum);
         if ((rc = pyprof__input_set_end(r->in, UINT64_MAX)) < 0)
             return pyprof_input_error(r->in, r->err, rc, "mprofile", 0,
                                       "cannot read past the middle of the file");
@@ -207,9 +218,21 @@ pyprof__mprofile_read_split(reader *r, pyprof__mprofile_lines_fn lines, bool *do
     half_join(r, rc < 0);
     if (rc == 0 && !h.stopped && h.rc == 0 && h.plain) {
         /* the array did not move: nothing was added past half_guard */
+        pyprof__mprofile_summarize(r); /* all of the first half */
+        size_t na_got = pyprof_profile_mem_sample_count(r->p);
         pyprof_mem_sample *at = pyprof__profile_mem_samples_reserve(r->p, h.n);
         memmove(at, h.out, h.n * sizeof *at);
         pyprof__profile_mem_samples_commit(r->p, h.n);
+        /* the halves' summaries joined (else mprofile_read goes on with
+         * the first half's over the second half's samples) */
+        if (r->sum_on && h.sum_ok && r->sum.n == na_got) {
+            pyprof__mem_summary_finish(&h.sum);
+            pyprof__mem_summary_finish(&r->sum);
+            if (pyprof__mem_summary_reserve(&r->sum, na_got + h.n) == 0)
+                pyprof__mem_summary_append(&r->sum, &h.sum, pyprof_profile_mem_sample(r->p, 0));
+            else
+                r->sum_on = false;
+        }
         r->line += h.n;
         r->records += (unsigned)h.n;
         atomic_fetch_add_explicit(&merges, 1, memory_order_relaxed);
@@ -224,6 +247,7 @@ pyprof__mprofile_read_split(reader *r, pyprof__mprofile_lines_fn lines, bool *do
     }
     pyprof_input_close(h.in);
     pyprof_error_clear(&h.err);
+    pyprof__mem_summary_free(&h.sum);
     return rc;
 }
 

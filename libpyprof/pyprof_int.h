@@ -199,6 +199,50 @@ int pyprof__profile_edge_append(pyprof_profile *p, pyprof_id *out, pyprof_id cal
 pyprof_mem_sample *pyprof__profile_mem_samples_reserve(pyprof_profile *p, size_t n);
 void pyprof__profile_mem_samples_commit(pyprof_profile *p, size_t n);
 
+/* ---- memory sample summary (core/mem_summary.c) ----------------------------
+ * What a memory plot learns in one pass over the samples [0, n): times in
+ * order or not, the MiB range, the first highest sample, and the first
+ * lowest and first highest sample of each chunk.  Chunks are
+ * PYPROF__MEM_CHUNK samples aligned from 0 below `split` and from `split`
+ * on (two reading threads each summarize their own half; 0: one grid), so
+ * the last chunk before `split` may be short. */
+#define PYPROF__MEM_CHUNK 64
+
+typedef struct pyprof__mem_summary {
+    size_t n, split;
+    bool ordered; /* t never decreases */
+    bool nan;     /* a NaN MiB: the bounds follow NaN comparisons, use none of it */
+    bool chunks;  /* after finish: chunk_lo/chunk_hi hold every chunk */
+    double lo, hi;
+    size_t peak;
+    uint32_t *chunk_lo, *chunk_hi; /* sample indices; cap entries each */
+    size_t cap;
+    /* the chunk being filled (index k), between feeds */
+    bool open, lost;
+    size_t k, il, ih;
+    double yl, yh;
+} pyprof__mem_summary;
+
+/* Start with caller-owned chunk arrays of `cap` entries (NULL, 0: none, or
+ * grown by reserve, then owned and freed by pyprof__mem_summary_free). */
+void pyprof__mem_summary_init(pyprof__mem_summary *s, uint32_t *chunk_lo, uint32_t *chunk_hi,
+                              size_t cap);
+void pyprof__mem_summary_free(pyprof__mem_summary *s);
+/* Room in the (malloc'd) chunk arrays for the chunks of `n` samples. */
+int pyprof__mem_summary_reserve(pyprof__mem_summary *s, size_t n);
+/* Take in run[s->n, to); run[i] is sample i (earlier ones stay readable). */
+void pyprof__mem_summary_feed(pyprof__mem_summary *s, const pyprof_mem_sample *run, size_t to);
+/* After the last feed. */
+void pyprof__mem_summary_finish(pyprof__mem_summary *s);
+/* Finished `b`, of the samples that follow s's in `run` (run[s->n] is b's
+ * sample 0), appended to finished `s`, whose arrays must hold both. */
+void pyprof__mem_summary_append(pyprof__mem_summary *s, const pyprof__mem_summary *b,
+                                const pyprof_mem_sample *run);
+/* The profile keeps a reader's summary (taking its arrays) while its
+ * samples do not change; the getter returns NULL once they did. */
+void pyprof__profile_mem_summary_set(pyprof_profile *p, pyprof__mem_summary *s);
+const pyprof__mem_summary *pyprof__profile_mem_summary(const pyprof_profile *p);
+
 /* All edges as one array (edge id = index), borrowed until the edges change:
  * for passes over hundreds of thousands of edges, which would otherwise pay
  * a call per edge. */

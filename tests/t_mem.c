@@ -432,6 +432,33 @@ test_decimate_view(void)
                    memcmp(chunked.x, copy.x, copy.n * sizeof(double)) == 0 &&
                    memcmp(chunked.y, copy.y, copy.n * sizeof(double)) == 0;
             TAP_OK(same, "...and so does a view with chunk summaries");
+            /* chunk summaries of two halves, as two reading threads leave
+             * them (pyprof__mem_summary_append): a second grid from `half` */
+            pyprof__mem_curve halves = view;
+            halves.run = sm;
+            halves.n = halves.nraw = n;
+            size_t half = n / 2 + 13;
+            pyprof__mem_summary s1, s2;
+            pyprof__mem_summary_init(&s1, NULL, NULL, 0);
+            pyprof__mem_summary_init(&s2, NULL, NULL, 0);
+            rc = pyprof__mem_summary_reserve(&s1, n) | pyprof__mem_summary_reserve(&s2, n - half);
+            pyprof__mem_summary_feed(&s1, sm, half / 3);
+            pyprof__mem_summary_feed(&s1, sm, half);
+            pyprof__mem_summary_feed(&s2, sm + half, n - half);
+            pyprof__mem_summary_finish(&s1);
+            pyprof__mem_summary_finish(&s2);
+            pyprof__mem_summary_append(&s1, &s2, sm);
+            halves.bounds =
+                (pyprof__mem_bounds){true,    0,           sm[n - 1].t - sm[0].t, s1.lo,   s1.hi,
+                                     s1.peak, s1.chunk_lo, s1.chunk_hi,           s1.split};
+            rc |= pyprof__mem_decimate(&a, &halves, x0, x1, cols[k]);
+            same = rc == 0 && s1.chunks && s1.ordered && s1.peak == chunked.bounds.peak &&
+                   halves.n == copy.n && !halves.run &&
+                   memcmp(halves.x, copy.x, copy.n * sizeof(double)) == 0 &&
+                   memcmp(halves.y, copy.y, copy.n * sizeof(double)) == 0;
+            TAP_OK(same, "...and so does one with the chunks of two halves");
+            pyprof__mem_summary_free(&s1);
+            pyprof__mem_summary_free(&s2);
             pyprof__arena_free(&a);
         }
     }

@@ -103,6 +103,44 @@ difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t s
     return "";
 }
 
+/* Empty when the summary the reader left for the plot (if any) is what
+ * one pass over the samples finds, chunk by chunk, else what differs. */
+static const char *
+summary_difference(const pyprof_profile *p)
+{
+    const pyprof__mem_summary *s = pyprof__profile_mem_summary(p);
+    size_t n = pyprof_profile_mem_sample_count(p);
+    if (!s || n == 0)
+        return n ? "no summary" : "";
+    const pyprof_mem_sample *sm = pyprof_profile_mem_sample(p, 0);
+    pyprof__mem_summary ref;
+    pyprof__mem_summary_init(&ref, NULL, NULL, 0);
+    pyprof__mem_summary_feed(&ref, sm, n);
+    pyprof__mem_summary_finish(&ref);
+    if (s->n != n || s->ordered != ref.ordered || s->nan != ref.nan)
+        return "order or NaN";
+    if (!same_bits(s->lo, ref.lo) || !same_bits(s->hi, ref.hi) || s->peak != ref.peak)
+        return "bounds";
+    if (!s->chunks)
+        return "no chunks";
+    /* every chunk of the reader's grid(s): its first lowest and highest */
+    const size_t ch = PYPROF__MEM_CHUNK;
+    size_t k = 0;
+    for (size_t c0 = 0; c0 < n; k++) {
+        size_t c1 = c0 < s->split ? (c0 + ch < s->split ? c0 + ch : s->split) : c0 + ch;
+        c1 = c1 < n ? c1 : n;
+        size_t il = c0, ih = c0;
+        for (size_t i = c0 + 1; i < c1; i++) {
+            il = sm[i].mib < sm[il].mib ? i : il;
+            ih = sm[i].mib > sm[ih].mib ? i : ih;
+        }
+        if (k >= s->cap || s->chunk_lo[k] != il || s->chunk_hi[k] != ih)
+            return "a chunk";
+        c0 = c1;
+    }
+    return "";
+}
+
 /* Read TMP in one pass and split; both must agree.  `merge`: 1 = the
  * second half must have come from the other thread, 0 = must not, -1 =
  * either. */
@@ -117,9 +155,8 @@ check(const char *name, int merge)
     } else if (one.rc < 0) {
         if (strcmp(one.err.message, two.err.message) || one.err.line != two.err.line ||
             one.err.offset != two.err.offset) {
-            snprintf(buf, sizeof buf, "error '%s' (line %lld) vs '%s' (line %lld)",
-                     one.err.message, (long long)one.err.line, two.err.message,
-                     (long long)two.err.line);
+            snprintf(buf, sizeof buf, "error '%s' (line %lld) vs '%s' (line %lld)", one.err.message,
+                     (long long)one.err.line, two.err.message, (long long)two.err.line);
             d = buf;
         }
     } else {
@@ -128,6 +165,11 @@ check(const char *name, int merge)
     if (!TAP_OK(!*d, "%s: split read = one pass", name))
         tap_diag("differs: %s", d);
     TAP_OK(!one.merged, "%s: one pass took no second half", name);
+    if (one.rc == 0 && two.rc == 0) {
+        const char *d1 = summary_difference(one.p), *d2 = summary_difference(two.p);
+        if (!TAP_OK(!*d1 && !*d2, "%s: the summaries for the plot are right", name))
+            tap_diag("one pass: %s; split: %s", d1, d2);
+    }
     if (merge >= 0)
         TAP_OK(two.merged == (merge == 1), "%s: second half %s", name,
                merge ? "from the other thread" : "read in one pass");
@@ -219,6 +261,21 @@ main(void)
     gen(&b, 20000, NULL, 0);
     write_file(b.s, b.len);
     check("20,000 plain lines", 1);
+    /* in time order, with plateaus (ties for the first lowest/highest),
+     * at sizes around the chunk size and the split */
+    static const size_t sizes[] = {20000, 20001, 20063, 20064, 20065, 25000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        char line[96], name[96];
+        b.len = 0;
+        for (size_t i = 0; i < sizes[k]; i++) {
+            snprintf(line, sizeof line, "MEM %u.%02u %zu.%04zu\n", 100 + (unsigned)(i / 700) % 9,
+                     rnd(3) * 25, 1700000000 + i / 10000, i % 10000);
+            puts_(&b, line);
+        }
+        write_file(b.s, b.len);
+        snprintf(name, sizeof name, "%zu ordered lines", sizes[k]);
+        check(name, 1);
+    }
     /* an odd line anywhere, of each kind */
     static const char *const odd[] = {
         "FUNC m.f 10.0 1700000000.0 12.0 1700000001.0 0\n",

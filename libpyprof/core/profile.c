@@ -62,6 +62,7 @@ pyprof_profile_free(pyprof_profile *p)
     pyprof__free(p->lines);
     pyprof__free(p->mem_series);
     pyprof__free(p->mem_samples);
+    pyprof__mem_summary_free(&p->mem_summary);
     pyprof__free(p->mem_brackets);
     pyprof__free(p);
 }
@@ -821,6 +822,7 @@ pyprof_profile_mem_sample_add(pyprof_profile *p, pyprof_id series, double t, dou
     if (PYPROF_GROW(p->mem_samples, p->mem_samples_cap, p->nmem_samples + 1) < 0)
         return PYPROF_ENOMEM;
     p->mem_samples[p->nmem_samples++] = (pyprof_mem_sample){series, t, mib};
+    p->mem_summary_valid = false;
     return 0;
 }
 
@@ -828,6 +830,7 @@ pyprof_mem_sample *
 pyprof__profile_mem_samples_reserve(pyprof_profile *p, size_t n)
 {
     size_t need;
+    p->mem_summary_valid = false; /* the caller writes samples */
     if (pyprof__add_overflows(p->nmem_samples, n, &need) ||
         PYPROF_GROW(p->mem_samples, p->mem_samples_cap, need) < 0)
         return NULL;
@@ -838,6 +841,22 @@ void
 pyprof__profile_mem_samples_commit(pyprof_profile *p, size_t n)
 {
     p->nmem_samples += n;
+    p->mem_summary_valid = p->mem_summary_valid && n == 0;
+}
+
+void
+pyprof__profile_mem_summary_set(pyprof_profile *p, pyprof__mem_summary *s)
+{
+    pyprof__mem_summary_free(&p->mem_summary);
+    p->mem_summary = *s;
+    p->mem_summary_valid = s->n == p->nmem_samples;
+    pyprof__mem_summary_init(s, NULL, NULL, 0); /* the profile owns the arrays now */
+}
+
+const pyprof__mem_summary *
+pyprof__profile_mem_summary(const pyprof_profile *p)
+{
+    return p->mem_summary_valid && p->mem_summary.n == p->nmem_samples ? &p->mem_summary : NULL;
 }
 
 size_t

@@ -65,6 +65,10 @@ struct pyprof_profile {
     size_t nmem_series, mem_series_cap;
     pyprof_mem_sample *mem_samples;
     size_t nmem_samples, mem_samples_cap;
+    /* a reader's summary of the samples (valid: it covers them all, and
+     * none changed since, see pyprof__profile_mem_summary) */
+    pyprof__mem_summary mem_summary;
+    bool mem_summary_valid;
     pyprof_mem_bracket *mem_brackets;
     size_t nmem_brackets, mem_brackets_cap;
 };

@@ -57,8 +57,27 @@ pyprof__mem_series_points(pyprof__mem_layout *l, const pyprof_profile *p, pyprof
     if (run && nfunc == 0 && ns > 0 && pyprof_profile_mem_series_count(p) == 1 &&
         sm[0].series == series) {
         /* one file, no CHLD lines: every sample is this series'.  Check
-         * the order and find the bounds in the same pass. */
-        if (pyprof__mem_scan_run(&l->arena, sm, ns, bounds)) {
+         * the order and find the bounds in the same pass, unless the
+         * reader did (core/mem_summary.c).  With a NaN its bounds are
+         * not used: the plot's own pass gives them as it always did. */
+        const pyprof__mem_summary *sum = pyprof__profile_mem_summary(p);
+        bool scanned = false;
+        if (sum && !sum->nan && sum->n == ns) {
+            scanned = sum->ordered;
+            if (scanned)
+                *bounds = (pyprof__mem_bounds){true,
+                                               sm[0].t - sm[0].t,
+                                               sm[ns - 1].t - sm[0].t,
+                                               sum->lo,
+                                               sum->hi,
+                                               sum->peak,
+                                               sum->chunks ? sum->chunk_lo : NULL,
+                                               sum->chunks ? sum->chunk_hi : NULL,
+                                               sum->split};
+        } else {
+            scanned = pyprof__mem_scan_run(&l->arena, sm, ns, bounds);
+        }
+        if (scanned) {
             *run = sm;
             *xo = *yo = NULL;
             *n = ns;
@@ -140,45 +159,16 @@ pyprof__mem_scan_run(pyprof__arena *a, const pyprof_mem_sample *run, size_t n,
         clo = pyprof__arena_alloc(a, bytes);
         chi = clo ? pyprof__arena_alloc(a, bytes) : NULL;
     }
-    bool in_order = true, nan = false;
-    double lo = run[0].mib, hi = lo;
-    size_t peak = 0;
-    for (size_t k = 0, c0 = 0; c0 < n; k++, c0 += ch) {
-        size_t c1 = n - c0 < ch ? n : c0 + ch, il = c0, ih = c0;
-        double yl = run[c0].mib, yh = yl;
-        nan = nan || yl != yl;
-        in_order = in_order && (c0 == 0 || run[c0 - 1].t <= run[c0].t);
-        /* written for conditional moves: on noisy data a branch per new
-         * extreme mispredicts often */
-        bool ordered = true, bad = false;
-        for (size_t i = c0 + 1; i < c1; i++) {
-            double y = run[i].mib;
-            ordered &= run[i - 1].t <= run[i].t;
-            bad |= y != y;
-            bool below = y<yl, above = y> yh;
-            il = below ? i : il;
-            yl = below ? y : yl;
-            ih = above ? i : ih;
-            yh = above ? y : yh;
-        }
-        in_order = in_order && ordered;
-        nan = nan || bad;
-        if (clo && chi) {
-            clo[k] = (uint32_t)il;
-            chi[k] = (uint32_t)ih;
-        }
-        lo = yl < lo ? yl : lo;
-        if (yh > hi) { /* chunks in order: the first highest point overall */
-            hi = yh;
-            peak = ih;
-        }
-    }
-    if (!in_order)
+    pyprof__mem_summary s;
+    pyprof__mem_summary_init(&s, clo, chi, nch);
+    pyprof__mem_summary_feed(&s, run, n);
+    pyprof__mem_summary_finish(&s);
+    if (!s.ordered)
         return false;
     /* sorted: x runs from 0 to the last time */
     *out = (pyprof__mem_bounds){
-        true, run[0].t - run[0].t, run[n - 1].t - run[0].t, lo, hi, peak, NULL, NULL};
-    if (clo && chi && !nan) { /* NaN compares false both ways: no shortcuts */
+        true, run[0].t - run[0].t, run[n - 1].t - run[0].t, s.lo, s.hi, s.peak, NULL, NULL, 0};
+    if (s.chunks && !s.nan) { /* NaN compares false both ways: no shortcuts */
         out->chunk_lo = clo;
         out->chunk_hi = chi;
     }
@@ -429,6 +419,8 @@ decimate_into(const pyprof__mem_curve *c, double *ox, double *oy, size_t cap, do
     /* chunk summaries describe the view as it is */
     const uint32_t *clo = run ? c->bounds.chunk_lo : NULL, *chi = run ? c->bounds.chunk_hi : NULL;
     const size_t ch = PYPROF__MEM_CHUNK;
+    /* a second grid of chunks from `split` on (pyprof__mem_summary) */
+    const size_t split = c->bounds.chunk_split, qsplit = (split + ch - 1) / ch;
 #define X(i)   (run ? run[i].t - start : xs[i])
 #define Y(i)   (run ? run[i].mib : ys[i])
 #define COL(i) ((long)((X(i) - xmin) * scale))
@@ -445,8 +437,11 @@ decimate_into(const pyprof__mem_curve *c, double *ox, double *oy, size_t cap, do
              * is in the column lies in it entirely; merging the chunks in
              * order with strict comparisons keeps the first extremes, as
              * the point-by-point loop below does. */
-            if (clo && j % ch == 0 && j < n) {
-                size_t e = n - j < ch ? n - 1 : j + ch - 1, q = j / ch;
+            size_t base = j < split ? 0 : split;
+            if (clo && (j - base) % ch == 0 && j < n) {
+                size_t gend = j < split ? split : n; /* the end of this grid */
+                size_t e = gend - j < ch ? gend - 1 : j + ch - 1;
+                size_t q = (base ? qsplit : 0) + (j - base) / ch;
                 if (COL(e) == col) {
                     if (Y(clo[q]) < ylo) {
                         lo = clo[q];

@@ -36,11 +36,12 @@ typedef struct pyprof__mem_bounds {
     size_t peak; /* index of the first highest point */
     /* For a view, optionally: the first lowest and first highest point of
      * each chunk of PYPROF__MEM_CHUNK points, so that decimation can take
-     * a chunk that lies within one pixel column whole (NULL: none). */
+     * a chunk that lies within one pixel column whole (NULL: none).
+     * Chunks are aligned from 0 below chunk_split and from it on, as in
+     * pyprof__mem_summary (pyprof_int.h). */
     const uint32_t *chunk_lo, *chunk_hi;
+    size_t chunk_split;
 } pyprof__mem_bounds;
-
-#define PYPROF__MEM_CHUNK 64
 
 typedef struct pyprof__mem_curve {
     pyprof__mem_curve_kind kind;
