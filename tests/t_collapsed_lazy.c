@@ -26,25 +26,6 @@
 
 #define TMP "t_collapsed_lazy.tmp"
 
-typedef struct buf {
-    char *s;
-    size_t len, cap;
-} buf;
-
-static void
-puts_(buf *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->s = realloc(b->s, b->cap);
-        if (!b->s)
-            abort();
-    }
-    memcpy(b->s + b->len, s, n + 1);
-    b->len += n;
-}
-
 static unsigned long long seed = 20261125;
 
 static uint32_t
@@ -57,7 +38,7 @@ rnd(uint32_t n)
  * prefixes of other stacks, repeats.  `odd`: also lines that are not
  * deferred (see the file comment). */
 static void
-random_file(buf *b, int lines, int fan, bool odd)
+random_file(tap_buf *b, int lines, int fan, bool odd)
 {
     static const char *names[] = {"main", "run (app.py:3)", "loop", "work (w.py:10)", "parse",
                                   "emit",  "f",              "g",    "h (x.py:1)",     "io"};
@@ -95,19 +76,9 @@ random_file(buf *b, int lines, int fan, bool odd)
             snprintf(cnt, sizeof cnt, " %u.25\n", rnd(9));
         else
             snprintf(cnt, sizeof cnt, " %u %u\n", rnd(9), rnd(9));
-        puts_(b, st);
-        puts_(b, cnt);
+        tap_buf_puts(b, st);
+        tap_buf_puts(b, cnt);
         memcpy(prev, st, n + 1);
-    }
-}
-
-static void
-write_file(const buf *b)
-{
-    FILE *f = fopen(TMP, "wb");
-    if (!f || fwrite(b->s, 1, b->len, f) != b->len || fclose(f) != 0) {
-        printf("Bail out! cannot write %s\n", TMP);
-        exit(1);
     }
 }
 
@@ -132,19 +103,19 @@ load(double elide, bool split)
 
 /* The text of frame `node`'s path, "a;b;c". */
 static void
-path_text(const pyprof_profile *p, pyprof_id node, buf *out)
+path_text(const pyprof_profile *p, pyprof_id node, tap_buf *out)
 {
     pyprof_id chain[512];
     size_t n = 0;
     for (pyprof_id q = node; q != PYPROF_NONE && n < 512; q = pyprof_profile_stack_node(p, q)->parent)
         chain[n++] = q;
     out->len = 0;
-    puts_(out, "");
+    tap_buf_puts(out, "");
     while (n--) {
         char lab[1024];
         pyprof_flame_frame_label(p, pyprof_profile_stack_node(p, chain[n])->func, lab, sizeof lab);
-        puts_(out, lab);
-        puts_(out, n ? ";" : "");
+        tap_buf_puts(out, lab);
+        tap_buf_puts(out, n ? ";" : "");
     }
 }
 
@@ -160,13 +131,13 @@ canonical(const pyprof_profile *p, size_t *n)
 {
     *n = pyprof_profile_stack_count(p);
     char **v = calloc(*n ? *n : 1, sizeof(*v));
-    buf b = {0};
+    tap_buf b = {0};
     for (size_t i = 0; i < *n; i++) {
         const pyprof_stack_node *s = pyprof_profile_stack_node(p, (pyprof_id)i);
         char w[96];
         path_text(p, (pyprof_id)i, &b);
         snprintf(w, sizeof w, " %.17g %.17g", s->self[0], s->self[1]);
-        puts_(&b, w);
+        tap_buf_puts(&b, w);
         v[i] = strdup(b.s);
     }
     free(b.s);
@@ -235,9 +206,9 @@ static const struct look {
 
 /* `halves`: the split read must merge two halves (plain files do) */
 static void
-check_file(const char *name, const buf *b, bool halves)
+check_file(const char *name, const tap_buf *b, bool halves)
 {
-    write_file(b);
+    tap_write_file(TMP, b->s, b->len);
     pyprof_profile *whole = load(0, false);
     if (!TAP_OK(whole, "%s: read whole", name))
         return;
@@ -276,7 +247,7 @@ check_file(const char *name, const buf *b, bool halves)
 static void
 test_random(void)
 {
-    buf b = {0};
+    tap_buf b = {0};
     random_file(&b, 4000, 10, false);
     check_file("random stacks", &b, true);
     b.len = 0;
@@ -286,7 +257,7 @@ test_random(void)
     random_file(&b, 6000, 10, true);
     check_file("random stacks with odd lines", &b, false);
     b.len = 0;
-    puts_(&b, "a;b;c;d 1\na;b 1\na;b;c 5\na;b;c;d;e 2\nx;y;z 1\nx;y;z;w 1\nx 1\n");
+    tap_buf_puts(&b, "a;b;c;d 1\na;b 1\na;b;c 5\na;b;c;d;e 2\nx;y;z 1\nx;y;z;w 1\nx 1\n");
     check_file("stacks ending inside tails", &b, true);
     free(b.s);
 }
@@ -295,9 +266,9 @@ test_random(void)
 static void
 test_refusals(void)
 {
-    buf b = {0};
+    tap_buf b = {0};
     random_file(&b, 2000, 10, false);
-    write_file(&b);
+    tap_write_file(TMP, b.s, b.len);
     free(b.s);
     pyprof_profile *cut = load(0.5, false), *whole = load(0, false);
     const pyprof_stack_elided *el;

@@ -22,16 +22,6 @@
 
 #define TMP "t_collapsed_split.tmp"
 
-static void
-write_file(const char *data, size_t len)
-{
-    FILE *f = fopen(TMP, "wb");
-    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-        printf("Bail out! cannot write %s\n", TMP);
-        exit(1);
-    }
-}
-
 static uint64_t last_done;
 static int64_t last_total;
 
@@ -71,12 +61,6 @@ load(bool split, uint64_t max_bytes)
     return r;
 }
 
-static bool
-same_bits(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
 /* Empty when p and q are the same profile, else what differs first. */
 static const char *
 difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t size)
@@ -105,7 +89,7 @@ difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t s
     }
     for (size_t i = 0; i < n; i++)
         if (a[i].parent != b[i].parent || a[i].func != b[i].func ||
-            !same_bits(a[i].self[0], b[i].self[0]) || !same_bits(a[i].self[1], b[i].self[1])) {
+            !tap_same_bits(a[i].self[0], b[i].self[0]) || !tap_same_bits(a[i].self[1], b[i].self[1])) {
             snprintf(buf, size, "node %zu", i);
             return buf;
         }
@@ -161,38 +145,11 @@ check(const char *name, int merge, uint64_t max_bytes)
 static void
 check_str(const char *name, const char *text, int merge)
 {
-    write_file(text, strlen(text));
+    tap_write_file(TMP, text, strlen(text));
     check(name, merge, 0);
 }
 
 /* ---- generated files ------------------------------------------------------------------------ */
-
-typedef struct buf {
-    char *s;
-    size_t len, cap;
-} buf;
-
-static void
-put(buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->s = realloc(b->s, b->cap);
-        if (!b->s) {
-            printf("Bail out! out of memory\n");
-            exit(1);
-        }
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void
-puts_(buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
 
 static uint32_t rng = 12345;
 
@@ -206,7 +163,7 @@ rnd(uint32_t n)
 /* `lines` random stacks over a few functions: repeats, shared prefixes,
  * stacks that are prefixes of others; frames shaped by `style`. */
 static void
-random_stacks(buf *b, int lines, int style)
+random_stacks(tap_buf *b, int lines, int style)
 {
     static const char *names[] = {"main", "run", "loop", "work", "parse", "emit", "f", "g"};
     for (int i = 0; i < lines; i++) {
@@ -221,22 +178,22 @@ random_stacks(buf *b, int lines, int style)
             else
                 snprintf(fr, sizeof fr, "%s", n);
             if (d)
-                puts_(b, ";");
-            puts_(b, fr);
+                tap_buf_puts(b, ";");
+            tap_buf_puts(b, fr);
         }
         char cnt[32];
         snprintf(cnt, sizeof cnt, " %u\n", 1 + rnd(9));
-        puts_(b, cnt);
+        tap_buf_puts(b, cnt);
     }
 }
 
 static void
-check_buf(const char *name, buf *b, int merge)
+check_buf(const char *name, tap_buf *b, int merge)
 {
-    write_file(b->s, b->len);
+    tap_write_file(TMP, b->s, b->len);
     check(name, merge, 0);
     free(b->s);
-    *b = (buf){0};
+    *b = (tap_buf){0};
 }
 
 static void
@@ -252,7 +209,7 @@ test_boundaries(void)
     check_str("trailing semicolons and empty stacks", "a;b; 1\n;; 2\n 3\na;b;;c 4\n 5\na; 6\n",
               1);
 
-    buf b = {0};
+    tap_buf b = {0};
     random_stacks(&b, 3000, 0);
     check_buf("random stacks", &b, 1);
     random_stacks(&b, 3000, 1);
@@ -260,15 +217,15 @@ test_boundaries(void)
 
     /* the first line is longer than half the file */
     for (int i = 0; i < 5000; i++)
-        puts_(&b, i ? ";frame" : "frame");
-    puts_(&b, " 7\na;b 1\nframe;x 2\n");
+        tap_buf_puts(&b, i ? ";frame" : "frame");
+    tap_buf_puts(&b, " 7\na;b 1\nframe;x 2\n");
     check_buf("first line past the middle", &b, 1);
 
     /* the middle falls inside a line longer than the buffers (64 and 128 KiB) */
     random_stacks(&b, 200, 0);
     for (int i = 0; i < 60000; i++)
-        puts_(&b, ";deep");
-    puts_(&b, " 3\n");
+        tap_buf_puts(&b, ";deep");
+    tap_buf_puts(&b, " 3\n");
     random_stacks(&b, 200, 0);
     check_buf("middle in a 360 KB line", &b, 1);
 
@@ -285,73 +242,73 @@ test_boundaries(void)
 static void
 test_fallbacks(void)
 {
-    buf b = {0};
+    tap_buf b = {0};
     random_stacks(&b, 1000, 0);
-    puts_(&b, "not a stack\n");
+    tap_buf_puts(&b, "not a stack\n");
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;b 1\nbad line\nx;y -3\n");
+    tap_buf_puts(&b, "a;b 1\nbad line\nx;y -3\n");
     check_buf("malformed lines in both halves: numbered as in one pass", &b, 0);
 
     random_stacks(&b, 1000, 0);
-    puts_(&b, "not a stack\n");
+    tap_buf_puts(&b, "not a stack\n");
     random_stacks(&b, 2000, 0);
     check_buf("a malformed line in the first half only", &b, 1);
 
     random_stacks(&b, 1000, 0);
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;caf\xC3\xA9;b 2\na;\xFF\xFE;b 1\n");
+    tap_buf_puts(&b, "a;caf\xC3\xA9;b 2\na;\xFF\xFE;b 1\n");
     check_buf("non-ASCII and invalid frames in the second half", &b, 0);
 
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;b 0.5\n");
+    tap_buf_puts(&b, "a;b 0.5\n");
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;b 1.25\n");
+    tap_buf_puts(&b, "a;b 1.25\n");
     check_buf("fractional counts", &b, 0);
 
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;b 99999999999999999\n");
+    tap_buf_puts(&b, "a;b 99999999999999999\n");
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;b 99999999999999999\n");
+    tap_buf_puts(&b, "a;b 99999999999999999\n");
     check_buf("counts too big to sum exactly", &b, 0);
 
     random_stacks(&b, 1000, 0);
     random_stacks(&b, 1000, 0);
-    puts_(&b, "(\xB5/\xFD;a 1\n\xEF\xBB\xBF" "a;b 2\n");
+    tap_buf_puts(&b, "(\xB5/\xFD;a 1\n\xEF\xBB\xBF" "a;b 2\n");
     check_buf("zstd magic and a BOM at line starts in the second half", &b, 0);
 
     /* an error in the second half is the error of one pass */
     random_stacks(&b, 1000, 0);
     random_stacks(&b, 1000, 0);
     for (int i = 0; i < 2000; i++)
-        puts_(&b, ";long");
-    puts_(&b, " 1\n");
+        tap_buf_puts(&b, ";long");
+    tap_buf_puts(&b, " 1\n");
     random_stacks(&b, 10, 0);
-    write_file(b.s, b.len);
+    tap_write_file(TMP, b.s, b.len);
     check("a line over --max-bytes in the second half", 0, 8192);
     free(b.s);
-    b = (buf){0};
+    b = (tap_buf){0};
 }
 
 static void
 test_merged_kinds(void)
 {
-    buf b = {0};
+    tap_buf b = {0};
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;b 1\r\n\r\n\n");
+    tap_buf_puts(&b, "a;b 1\r\n\r\n\n");
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;b 2\r\n\n \n");
+    tap_buf_puts(&b, "a;b 2\r\n\n \n");
     check_buf("CRLF and blank lines in both halves", &b, 1);
 
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;b 1 2\n");
+    tap_buf_puts(&b, "a;b 1 2\n");
     random_stacks(&b, 1000, 0);
-    puts_(&b, "a;c 3 4\n");
+    tap_buf_puts(&b, "a;c 3 4\n");
     check_buf("differential lines", &b, 1);
 
     /* austin files are never split (their lines depend on earlier ones) */
-    puts_(&b, "# austin: 3.6.0\n# mode: wall\n\n");
+    tap_buf_puts(&b, "# austin: 3.6.0\n# mode: wall\n\n");
     for (int i = 0; i < 2000; i++)
-        puts_(&b, i % 2 ? "P1;T1:2;a.py:main:1;a.py:f:2 10\n" : "P1;T1:2;a.py:main:1 5\n");
+        tap_buf_puts(&b, i % 2 ? "P1;T1:2;a.py:main:1;a.py:f:2 10\n" : "P1;T1:2;a.py:main:1 5\n");
     check_buf("austin", &b, 0);
 }
 
@@ -359,9 +316,9 @@ test_merged_kinds(void)
 static void
 test_one_thread_option(void)
 {
-    buf b = {0};
+    tap_buf b = {0};
     random_stacks(&b, 2000, 0);
-    write_file(b.s, b.len);
+    tap_write_file(TMP, b.s, b.len);
     free(b.s);
     pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
     ro.format = "collapsed";

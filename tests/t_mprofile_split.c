@@ -23,16 +23,6 @@
 
 #define TMP "t_mprofile_split.tmp"
 
-static void
-write_file(const char *data, size_t len)
-{
-    FILE *f = fopen(TMP, "wb");
-    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-        printf("Bail out! cannot write %s\n", TMP);
-        exit(1);
-    }
-}
-
 typedef struct result {
     pyprof_profile *p;
     int rc;
@@ -54,12 +44,6 @@ load(bool split)
     return r;
 }
 
-static bool
-same_bits(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
 /* Empty when p and q are the same memory timeline, else what differs. */
 static const char *
 difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t size)
@@ -74,7 +58,7 @@ difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t s
     for (size_t i = 0; i < n; i++) {
         const pyprof_mem_sample *a = pyprof_profile_mem_sample(p, i);
         const pyprof_mem_sample *b = pyprof_profile_mem_sample(q, i);
-        if (a->series != b->series || !same_bits(a->t, b->t) || !same_bits(a->mib, b->mib)) {
+        if (a->series != b->series || !tap_same_bits(a->t, b->t) || !tap_same_bits(a->mib, b->mib)) {
             snprintf(buf, size, "sample %zu", i);
             return buf;
         }
@@ -93,8 +77,8 @@ difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t s
     for (size_t i = 0; i < pyprof_profile_mem_bracket_count(p); i++) {
         const pyprof_mem_bracket *a = pyprof_profile_mem_bracket(p, i);
         const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(q, i);
-        if (a->level != b->level || !same_bits(a->t0, b->t0) || !same_bits(a->t1, b->t1) ||
-            !same_bits(a->m0, b->m0) || !same_bits(a->m1, b->m1) ||
+        if (a->level != b->level || !tap_same_bits(a->t0, b->t0) || !tap_same_bits(a->t1, b->t1) ||
+            !tap_same_bits(a->m0, b->m0) || !tap_same_bits(a->m1, b->m1) ||
             strcmp(pyprof_profile_string(p, a->name), pyprof_profile_string(q, b->name)))
             return "a bracket";
     }
@@ -119,7 +103,7 @@ summary_difference(const pyprof_profile *p)
     pyprof__mem_summary_finish(&ref);
     if (s->n != n || s->ordered != ref.ordered || s->nan != ref.nan)
         return "order or NaN";
-    if (!same_bits(s->lo, ref.lo) || !same_bits(s->hi, ref.hi) || s->peak != ref.peak)
+    if (!tap_same_bits(s->lo, ref.lo) || !tap_same_bits(s->hi, ref.hi) || s->peak != ref.peak)
         return "bounds";
     if (!s->chunks)
         return "no chunks";
@@ -182,32 +166,11 @@ check(const char *name, int merge)
 static void
 check_str(const char *name, const char *text, int merge)
 {
-    write_file(text, strlen(text));
+    tap_write_file(TMP, text, strlen(text));
     check(name, merge);
 }
 
 /* ---- generated files ------------------------------------------------------------------------ */
-
-typedef struct buf {
-    char *s;
-    size_t len, cap;
-} buf;
-
-static void
-puts_(buf *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->s = realloc(b->s, b->cap);
-        if (!b->s) {
-            printf("Bail out! out of memory\n");
-            exit(1);
-        }
-    }
-    memcpy(b->s + b->len, s, n + 1);
-    b->len += n;
-}
 
 static uint32_t rng = 12345;
 
@@ -222,20 +185,20 @@ rnd(uint32_t n)
  * after a CMDLINE; big enough (> 64 KiB) for the reader to foresee its
  * sample count when `lines` is. */
 static void
-gen(buf *b, size_t lines, const char *odd, size_t at)
+gen(tap_buf *b, size_t lines, const char *odd, size_t at)
 {
     char line[96];
     b->len = 0;
-    puts_(b, "CMDLINE python3 work.py\n");
+    tap_buf_puts(b, "CMDLINE python3 work.py\n");
     for (size_t i = 0; i < lines; i++) {
         if (odd && i == at)
-            puts_(b, odd);
+            tap_buf_puts(b, odd);
         snprintf(line, sizeof line, "MEM %u.%06u %u.%04u\n", rnd(5000), rnd(1000000),
                  1700000000u + (unsigned)i / 10, rnd(10000));
-        puts_(b, line);
+        tap_buf_puts(b, line);
     }
     if (odd && at >= lines)
-        puts_(b, odd);
+        tap_buf_puts(b, odd);
 }
 
 int
@@ -257,9 +220,9 @@ main(void)
     check_str("errors in both halves", "MEM x 2.0\nMEM 1.0 2.0\nMEM 1.0 2.0\nMEM 1.0 y\n", 0);
 
     /* big files: the sample count foreseen, halves joined */
-    buf b = {0};
+    tap_buf b = {0};
     gen(&b, 20000, NULL, 0);
-    write_file(b.s, b.len);
+    tap_write_file(TMP, b.s, b.len);
     check("20,000 plain lines", 1);
     /* in time order, with plateaus (ties for the first lowest/highest),
      * at sizes around the chunk size and the split */
@@ -270,9 +233,9 @@ main(void)
         for (size_t i = 0; i < sizes[k]; i++) {
             snprintf(line, sizeof line, "MEM %u.%02u %zu.%04zu\n", 100 + (unsigned)(i / 700) % 9,
                      rnd(3) * 25, 1700000000 + i / 10000, i % 10000);
-            puts_(&b, line);
+            tap_buf_puts(&b, line);
         }
-        write_file(b.s, b.len);
+        tap_write_file(TMP, b.s, b.len);
         snprintf(name, sizeof name, "%zu ordered lines", sizes[k]);
         check(name, 1);
     }
@@ -291,7 +254,7 @@ main(void)
         size_t at[] = {0, 5000, 9999, 10000, 10001, 15000, 20000};
         for (size_t j = 0; j < sizeof at / sizeof at[0]; j++) {
             gen(&b, 20000, odd[k], at[j]);
-            write_file(b.s, b.len);
+            tap_write_file(TMP, b.s, b.len);
             char name[160];
             snprintf(name, sizeof name, "odd line %zu at %zu", k, at[j]);
             check(name, -1);
@@ -300,20 +263,20 @@ main(void)
     /* a first window of long lines, then short ones: the first half holds
      * far more samples than foreseen (the second thread must be stopped) */
     b.len = 0;
-    puts_(&b, "CMDLINE x\n");
+    tap_buf_puts(&b, "CMDLINE x\n");
     for (int i = 0; i < 800; i++)
-        puts_(&b, "MEM 1234.567890123456 1700000000.123456789012 \n"); /* strtod path */
+        tap_buf_puts(&b, "MEM 1234.567890123456 1700000000.123456789012 \n"); /* strtod path */
     for (int i = 0; i < 60000; i++)
-        puts_(&b, "MEM 1 2\n");
-    write_file(b.s, b.len);
+        tap_buf_puts(&b, "MEM 1 2\n");
+    tap_write_file(TMP, b.s, b.len);
     check("first half far denser than its first window", -1);
     /* the reverse: the second half denser than foreseen (it gives up) */
     b.len = 0;
     for (int i = 0; i < 30000; i++)
-        puts_(&b, "MEM 1234.567890 1700000000.1234\n");
+        tap_buf_puts(&b, "MEM 1234.567890 1700000000.1234\n");
     for (int i = 0; i < 150000; i++)
-        puts_(&b, "MEM 1 2\n");
-    write_file(b.s, b.len);
+        tap_buf_puts(&b, "MEM 1 2\n");
+    tap_write_file(TMP, b.s, b.len);
     check("second half far denser than foreseen", -1);
     free(b.s);
     remove(TMP);

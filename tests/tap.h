@@ -115,6 +115,54 @@ tap_slurp(const char *path, size_t *len)
     return b;
 }
 
+/* Write len bytes to `path`, or bail out of the whole test. */
+static inline void
+tap_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        printf("Bail out! cannot write %s\n", path);
+        exit(1);
+    }
+}
+
+/* The same double, bit for bit (a reader that must give what another
+ * gives cannot be off by an ulp, and NaN must equal itself). */
+static inline int
+tap_same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* A growing text buffer for generated inputs, always NUL-terminated;
+ * {0} is empty.  Out of memory bails out of the whole test. */
+typedef struct tap_buf {
+    char *s;
+    size_t len, cap;
+} tap_buf;
+
+static inline void
+tap_buf_put(tap_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+        if (!b->s) {
+            printf("Bail out! out of memory\n");
+            exit(1);
+        }
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static inline void
+tap_buf_puts(tap_buf *b, const char *s)
+{
+    tap_buf_put(b, s, strlen(s));
+}
+
 /* Directory holding the fixtures: $top_srcdir/tests/fixtures. */
 static inline const char *
 tap_fixture(const char *rel)
