@@ -26,10 +26,8 @@
 
 #if defined(HAVE_PTHREAD)
 #include <pthread.h>
-#include <sched.h>
 #endif
 #include <stdatomic.h>
-#include <unistd.h>
 
 #include "collapsed.h"
 
@@ -57,18 +55,6 @@ pyprof__collapsed_merges(void)
 }
 
 #if defined(HAVE_PTHREAD)
-
-/* CPUs this process may run on (taskset, cgroup cpusets), else online ones. */
-static long
-usable_cpus(void)
-{
-#if defined(CPU_COUNT)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-#endif
-    return sysconf(_SC_NPROCESSORS_ONLN);
-}
 
 static void *
 read_half(void *arg)
@@ -139,7 +125,7 @@ pyprof__collapsed_read_split(reader *r, bool *done)
 {
     *done = false;
     int64_t size = pyprof_input_file_size(r->in);
-    if (split_min == SPLIT_MIN_DEFAULT && usable_cpus() < 2)
+    if (split_min == SPLIT_MIN_DEFAULT && pyprof__usable_cpus() < 2)
         return 0; /* one core: a second thread would only add the merge (tests force it) */
     if (r->dialect != D_FOLDED || pyprof_input_is_compressed(r->in) || size < 0 ||
         (uint64_t)size < split_min || size < 2 || pyprof_input_offset(r->in) != 0)

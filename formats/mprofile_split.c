@@ -37,10 +37,8 @@
 
 #if defined(HAVE_PTHREAD)
 #include <pthread.h>
-#include <sched.h>
 #endif
 #include <stdatomic.h>
-#include <unistd.h>
 
 #include "mprofile.h"
 
@@ -85,18 +83,6 @@ struct pyprof__mprofile_half {
     pyprof__mem_summary sum;
     bool sum_ok;
 };
-
-/* CPUs this process may run on (taskset, cgroup cpusets), else online ones. */
-static long
-usable_cpus(void)
-{
-#if defined(CPU_COUNT)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-#endif
-    return sysconf(_SC_NPROCESSORS_ONLN);
-}
 
 static void *
 read_plain(void *arg)
@@ -163,7 +149,7 @@ pyprof__mprofile_read_split(reader *r, pyprof__mprofile_lines_fn lines, bool *do
 {
     *done = false;
     int64_t size = pyprof_input_file_size(r->in);
-    if (split_min == SPLIT_MIN_DEFAULT && usable_cpus() < 2)
+    if (split_min == SPLIT_MIN_DEFAULT && pyprof__usable_cpus() < 2)
         return 0; /* one core: a second thread would only add the move (tests force it) */
     if (pyprof_input_is_compressed(r->in) || size < 2 || (uint64_t)size < split_min ||
         pyprof_input_offset(r->in) != 0)

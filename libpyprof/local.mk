@@ -4,6 +4,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/core/profile_int.h \
 	libpyprof/core/alloc.c \
 	libpyprof/core/prefault.c \
+	libpyprof/core/cpus.c \
 	libpyprof/core/arena.c \
 	libpyprof/core/hash.c \
 	libpyprof/core/utf8.c \

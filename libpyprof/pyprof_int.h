@@ -65,6 +65,10 @@ long pyprof__alloc_fail_after(long n);
 int pyprof__grow(void **items, size_t *cap, size_t need, size_t size);
 #define PYPROF_GROW(arr, cap, need) pyprof__grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* CPUs this process may run on (core/cpus.c): a reader splits its work
+ * over two threads only with two or more. */
+long pyprof__usable_cpus(void);
+
 /* ---- prefaulting (core/prefault.c) -------------------------------------------
  * Have a helper thread fault in p[0..n) (whole pages within it), memory the
  * caller has allocated and will fill later, while the caller does other
