@@ -9,7 +9,8 @@
  * found by the hash of their whole path, so that the profile's index of ten
  * million nodes is never built while reading; and each lookup is split
  * into steps that each prefetch what the whole line needs, so that the
- * cache misses of a line overlap.
+ * cache misses of a line overlap.  A lazy read (for flame graphs) also
+ * stops building a stack at its first new frame: see collapsed_tail.c.
  */
 #include "config.h"
 
@@ -422,29 +423,44 @@ rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, bool p
     return 0;
 }
 
+/* One step down from *parent (PYPROF_NONE: the roots) to its child for
+ * `func`, whose path hashes to h: push down the tail hanging there, find
+ * the child, or add it.  *fresh says the parent was added by an earlier
+ * step: nothing under it can be found, and it gets set once a node is added. */
+static int
+step_down(reader *r, pyprof_id *parent, uint64_t h, pyprof_id func, bool *fresh)
+{
+    int rc;
+    if (*parent != PYPROF_NONE && pyprof__tail_at(r, *parent) && (rc = tail_push(r, *parent)) < 0)
+        return rc;
+    pyprof_id node = PYPROF_NONE;
+    if (!*fresh && r->path_tab) {
+        size_t nn;
+        node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), h, *parent, func);
+    }
+    if (node == PYPROF_NONE) {
+        if ((rc = pyprof__profile_stack_append(r->p, &node, *parent, func)) < 0 ||
+            (rc = path_put(r, h, node)) < 0)
+            return rc;
+        *fresh = true;
+    }
+    *parent = node;
+    return 0;
+}
+
 /* Walk a tail's functions funcs[0..n) down from `parent` (path hash `ph`),
  * as walk() does frames: for b's tails in a merge. */
 static int
 walk_funcs(reader *r, pyprof_id *funcs, size_t n, pyprof_id parent, uint64_t ph, double w)
 {
     int rc;
+    bool fresh = false;
     for (size_t i = 0; i < n; i++) {
-        if (pyprof__tail_at(r, parent) && (rc = tail_push(r, parent)) < 0)
-            return rc;
-        pyprof_id node = PYPROF_NONE;
         ph = path_hash(ph, funcs[i]);
-        if (r->path_tab) {
-            size_t nn;
-            node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), ph, parent, funcs[i]);
-        }
-        if (node == PYPROF_NONE) {
-            if ((rc = pyprof__profile_stack_append(r->p, &node, parent, funcs[i])) < 0 ||
-                (rc = path_put(r, ph, node)) < 0)
-                return rc;
-            if (i + 1 < n) /* the rest stays a tail (its list is in a chunk already) */
-                return pyprof__tail_new(r, node, funcs + i + 1, n - i - 1, w, ph, false);
-        }
-        parent = node;
+        if ((rc = step_down(r, &parent, ph, funcs[i], &fresh)) < 0)
+            return rc;
+        if (fresh && i + 1 < n) /* the rest stays a tail (its list is in a chunk already) */
+            return pyprof__tail_new(r, parent, funcs + i + 1, n - i - 1, w, ph, false);
     }
     add_self(r, parent, w, w);
     return 0;
@@ -516,28 +532,16 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
         }
         /* 4. down the tree */
         for (size_t j = 0; j < n; j++) {
-            if (parent != PYPROF_NONE && pyprof__tail_at(r, parent) &&
-                (rc = tail_push(r, parent)) < 0)
+            if ((rc = step_down(r, &parent, fw[j].path, fw[j].func, &fresh)) < 0)
                 return rc;
-            pyprof_id node = PYPROF_NONE;
-            if (!fresh && r->path_tab)
-                node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), fw[j].path, parent,
-                                 fw[j].func);
-            if (node == PYPROF_NONE) {
-                if ((rc = pyprof__profile_stack_append(r->p, &node, parent, fw[j].func)) < 0 ||
-                    (rc = path_put(r, fw[j].path, node)) < 0)
-                    return rc;
-                fresh = true;
-            }
             if (cache) {
                 if (depth >= r->frames_cap && (rc = grow_frames(r, depth + 1)) < 0)
                     return rc;
                 r->fend[depth] = (uint32_t)fw[j].end;
-                r->fnode[depth] = node;
+                r->fnode[depth] = parent;
                 r->fpath[depth] = fw[j].path;
                 r->nframes = depth + 1;
             }
-            parent = node;
             ph = fw[j].path;
             depth++;
             pos = fw[j].end + 1;
@@ -553,7 +557,7 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
                 if (fw[n - 1].end < len &&
                     (rc = rest_funcs(r, s, fw[n - 1].end + 1, len, depth + m, plain, &more)) < 0)
                     return rc;
-                return pyprof__tail_new(r, node, r->ffunc + depth, m + more, w0, ph, true);
+                return pyprof__tail_new(r, parent, r->ffunc + depth, m + more, w0, ph, true);
             }
         }
     }
