@@ -45,4 +45,6 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/svg_markup.c \
 	libpyprof/render/scene_png.c \
 	libpyprof/render/png_encode.c \
-	libpyprof/render/png_warmup.c
+	libpyprof/render/png_warmup.c \
+	libpyprof/render/png_font.h \
+	libpyprof/render/png_font.c

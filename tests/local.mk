@@ -30,9 +30,9 @@ tests_t_numparse_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/t_scene
 TESTS += tests/t_scene
 tests_t_scene_SOURCES = tests/t_scene.c tests/tap.h
-tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS) $(CAIRO_CFLAGS)
+tests_t_scene_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS) $(CAIRO_CFLAGS) $(FREETYPE_CFLAGS)
 tests_t_scene_LDFLAGS = -static
-tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS) $(CAIRO_LIBS)
+tests_t_scene_LDADD = $(TEST_LIBS) $(XML_LIBS) $(CAIRO_LIBS) $(FREETYPE_LIBS)
 
 # The SVG writer's own escaping and number formatting against libxml2 and
 # snprintf (-static: the semi-private pyprof__svgbuf_* and pyprof__fmt_*).

@@ -3,13 +3,15 @@
  * (parsed back with libxml2) that escapes labels and carries groups, ids and
  * the script; the PNG has the right signature and size and the background
  * and a filled rectangle are where the scene put them, and our PNG encoder
- * gives exactly the pixels cairo's own PNG writer gives.
+ * gives exactly the pixels cairo's own PNG writer gives; text in the plots'
+ * family, drawn from its font files, is that family as fontconfig finds it.
  */
 #include "config.h"
 
 #include <cairo.h>
 #include <libxml/parser.h>
 
+#include "render/png_font.h"
 #include "render/scene.h"
 #include "tap.h"
 
@@ -132,6 +134,56 @@ test_png_encoder(void)
     }
 }
 
+/* The advance of `text` at 12 px in `face`, or in `family` found by name
+ * through fontconfig when face is NULL. */
+static double
+advance(cairo_font_face_t *face, const char *family, bool bold, const char *text)
+{
+    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *cr = cairo_create(surf);
+    if (face)
+        cairo_set_font_face(cr, face);
+    else
+        cairo_select_font_face(cr, family, CAIRO_FONT_SLANT_NORMAL,
+                               bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, 12);
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr, text, &ext);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surf);
+    return ext.x_advance;
+}
+
+/* Fonts opened by file (png_font.c) are the ones fontconfig would give:
+ * the same advances, normal and bold, as cairo's text by family name. */
+static void
+test_png_fonts(void)
+{
+    TAP_OK(!pyprof__png_fonts_known("Verdana") && !pyprof__png_fonts_known(NULL) &&
+               pyprof__png_fonts_open("Verdana") == NULL,
+           "other families go to fontconfig by name");
+    if (!pyprof__png_fonts_known("DejaVu Sans")) {
+        printf("ok %d # SKIP no DejaVu Sans files were found at configure time\n", ++tap_count);
+        return;
+    }
+    TAP_OK(pyprof__png_fonts_known("dejavu sans"), "family names compare without case");
+    pyprof__png_fonts *f = pyprof__png_fonts_open("DejaVu Sans");
+    TAP_OK(f != NULL, "DejaVu Sans opened by file");
+    if (!f)
+        return;
+    const char *text = "memory used (in MiB) 0123456789";
+    for (int bold = 0; bold < 2; bold++) {
+        double mine = advance(pyprof__png_fonts_face(f, bold), NULL, bold, text);
+        double theirs = advance(NULL, "DejaVu Sans", bold, text);
+        TAP_IS_DBL(mine, theirs, 0.5, bold ? "bold text as wide as fontconfig's DejaVu Sans Bold"
+                                           : "text as wide as fontconfig's DejaVu Sans");
+    }
+    TAP_OK(advance(pyprof__png_fonts_face(f, true), NULL, true, text) >
+               advance(pyprof__png_fonts_face(f, false), NULL, false, text) + 1,
+           "the bold face is the bold one");
+    pyprof__png_fonts_close(f);
+}
+
 int
 main(void)
 {
@@ -181,6 +233,7 @@ main(void)
     pyprof_output_abort(o);
     pyprof__scene_free(s);
     test_png_encoder();
+    test_png_fonts();
     xmlCleanupParser();
     return tap_done();
 }

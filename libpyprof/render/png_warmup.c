@@ -26,6 +26,7 @@
 #include <pthread.h>
 #endif
 
+#include "png_font.h"
 #include "scene.h"
 
 struct pyprof__png_warmup {
@@ -65,6 +66,8 @@ pyprof__png_warmup_start(const char *family, double size)
     size_t len = family ? strlen(family) : 0;
     if (len == 0 || len >= sizeof(((pyprof__png_warmup *)0)->family))
         return NULL; /* an unusual name: the first text finds it itself */
+    if (pyprof__png_fonts_known(family))
+        return NULL; /* opened by file, fontconfig is not asked (png_font.c) */
     pyprof__png_warmup *w = pyprof__malloc(sizeof *w);
     if (!w)
         return NULL;

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #endif
 
+#include "png_font.h"
 #include "scene.h"
 
 #define CAIRO_MAX_SIDE 32767
@@ -72,11 +73,17 @@ set_antialias(cairo_t *cr, const pyprof__item *it)
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_FAST);
 }
 
+/* `fonts`: the scene's family opened by file (png_font.c), else NULL and
+ * the family goes to fontconfig by name */
 static void
-draw_text(cairo_t *cr, const pyprof__scene *s, const pyprof__item *it)
+draw_text(cairo_t *cr, const pyprof__scene *s, const pyprof__png_fonts *fonts,
+          const pyprof__item *it)
 {
-    cairo_select_font_face(cr, pyprof__scene_font(s), CAIRO_FONT_SLANT_NORMAL,
-                           it->bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    if (fonts)
+        cairo_set_font_face(cr, pyprof__png_fonts_face(fonts, it->bold));
+    else
+        cairo_select_font_face(cr, pyprof__scene_font(s), CAIRO_FONT_SLANT_NORMAL,
+                               it->bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, it->font_size);
     cairo_text_extents_t ext;
     cairo_text_extents(cr, it->text, &ext);
@@ -100,7 +107,7 @@ draw_text(cairo_t *cr, const pyprof__scene *s, const pyprof__item *it)
  * pixel gets what drawing the whole image would give it (see above). */
 static cairo_status_t
 draw_band(cairo_surface_t *surf, const pyprof__scene *s, double ht, int y0,
-          pyprof__png_warmup *warm)
+          pyprof__png_warmup *warm, const pyprof__png_fonts *fonts)
 {
     cairo_t *cr = cairo_create(surf);
     cairo_translate(cr, 0, -y0);
@@ -159,7 +166,7 @@ for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
     case PYPROF__ITEM_TEXT:
         /* the font is (being) loaded on the helper: wait for it */
         pyprof__png_warmup_wait(warm);
-        draw_text(cr, s, it);
+        draw_text(cr, s, fonts, it);
         break;
     case PYPROF__ITEM_GROUP_BEGIN:
     case PYPROF__ITEM_GROUP_END:
@@ -176,6 +183,7 @@ for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
 typedef struct band {
     const pyprof__scene *s;
     pyprof__png_warmup *warm;
+    const pyprof__png_fonts *fonts;
     unsigned char *pixels; /* the band's first row */
     double ht;             /* the whole image's height */
     int y0, rows, w, stride;
@@ -192,7 +200,7 @@ band_run(void *arg)
     band *b = arg;
     cairo_surface_t *surf =
         cairo_image_surface_create_for_data(b->pixels, CAIRO_FORMAT_ARGB32, b->w, b->rows, b->stride);
-    b->st = draw_band(surf, b->s, b->ht, b->y0, b->warm);
+    b->st = draw_band(surf, b->s, b->ht, b->y0, b->warm, b->fonts);
     cairo_surface_finish(surf);
     cairo_surface_destroy(surf);
     if (b->st != CAIRO_STATUS_SUCCESS)
@@ -236,12 +244,14 @@ pyprof__scene_write_png_warm(const pyprof__scene *s, pyprof__png_warmup *warm, p
         return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "png", -1, 0,
                                 "out of memory");
     }
+    pyprof__png_fonts *fonts = pyprof__png_fonts_open(pyprof__scene_font(s));
     size_t nb = h >= 2 * BANDS_MIN_ROWS ? 2 : 1;
     band b[2];
     for (size_t i = 0; i < nb; i++) {
         int y0 = (int)((size_t)h * i / nb), y1 = (int)((size_t)h * (i + 1) / nb);
-        b[i] = (band){s, warm, pixels + (size_t)y0 * (size_t)stride, ht, y0, y1 - y0, w, stride,
-                      i + 1 == nb, CAIRO_STATUS_SUCCESS, false, {0}, 0};
+        b[i] = (band){s,     warm, fonts, pixels + (size_t)y0 * (size_t)stride,
+                      ht,    y0,   y1 - y0, w, stride, i + 1 == nb, CAIRO_STATUS_SUCCESS,
+                      false, {0},  0};
     }
 #ifdef HAVE_PTHREAD
     pthread_t helper;
@@ -257,6 +267,7 @@ pyprof__scene_write_png_warm(const pyprof__scene *s, pyprof__png_warmup *warm, p
     if (nb == 2 && !threaded)
         band_run(&b[1]);
     pyprof__png_warmup_finish(warm);
+    pyprof__png_fonts_close(fonts);
 
     int rc = 0;
     bool alpha = false;
