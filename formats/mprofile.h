@@ -24,10 +24,6 @@ typedef struct reader {
     child_map children;
     unsigned records; /* lines with a known tag */
     uint64_t line;    /* the line being read, from 1 */
-    /* a helper faulting in the model's samples ahead of the reader (see
-     * presize in mprofile.c), valid while there are at most pf_cap samples */
-    pyprof__prefault *pf;
-    size_t pf_cap;
     double per_byte; /* lines per byte of the first window (0: unknown) */
     /* the second half's thread while it runs (mprofile_split.c): it writes
      * the samples array from index half_guard on */
@@ -55,17 +51,13 @@ void pyprof__mprofile_summarize(reader *r);
 void pyprof__mprofile_half_stop(reader *r);
 
 /* Before the model may hold `count` samples: the second half's samples
- * start at half_guard, and a growing array moves, so the helpers must be
- * done with it first. */
+ * start at half_guard, and a growing array moves, so the second thread
+ * must be done with it first. */
 static inline void
 pyprof__mprofile_will_hold(reader *r, size_t count)
 {
     if (r->half && count > r->half_guard)
         pyprof__mprofile_half_stop(r);
-    if (r->pf && count > r->pf_cap) {
-        pyprof__prefault_finish(r->pf);
-        r->pf = NULL;
-    }
 }
 
 /* The line nearly every record of a big file is, "MEM <MiB> <time>\n" with
