@@ -155,9 +155,13 @@ curve(pyprof__scene *s, const pyprof__mem_layout *l, const pyprof__mem_curve *c)
         rc = pyprof__scene_class(s, c->kind == PYPROF__MEM_CURVE_MAIN    ? "mem-main"
                                     : c->kind == PYPROF__MEM_CURVE_CHILD ? "mem-child"
                                                                          : "mem-sum");
-    if (rc == 0)
-        rc = c->n < c->nraw ? envelope(s, l, c)
-                            : data_line(s, l, c->x, c->y, c->n, c->color, LINE_WIDTH, false);
+    if (rc == 0 && c->n < c->nraw) {
+        rc = envelope(s, l, c);
+    } else if (rc == 0) {
+        rc = data_line(s, l, c->x, c->y, c->n, c->color, LINE_WIDTH, false);
+        /* a real run's curve is hundreds of tall spikes too (see envelope) */
+        pyprof__scene_coarse(s);
+    }
     if (rc == 0 && c->markers)
         rc = markers(s, l, c);
     if (rc == 0)

@@ -65,7 +65,9 @@ path_points(cairo_t *cr, const pyprof__item *it)
  * spikes: with cairo's default antialiasing (15 sub-scanlines, exact
  * horizontal coverage) its fill and outline took 14 ms of a 1260x540 plot;
  * CAIRO_ANTIALIAS_FAST (a 4x4 grid) takes 4 ms, and only the grey levels of
- * edge pixels change (the band looks the same at any zoom a reader uses). */
+ * edge pixels change (the band looks the same at any zoom a reader uses).
+ * The undecimated curve of a real 60 s run (830 points, mostly spikes) is
+ * alike: 4 ms of stroking, 1.2 ms with FAST. */
 static void
 set_antialias(cairo_t *cr, const pyprof__item *it)
 {
