@@ -413,7 +413,7 @@ read_lines(reader *r)
         const char *s = (const char *)data, *end = s + avail;
         while (s < end) {
             double mib, t;
-            const char *next = pyprof__mprofile_plain_mem(s, end, &mib, &t);
+            const char *next = pyprof__mprofile_plain_mem(&r->shape, s, end, &mib, &t);
             if (next) {
                 r->line++;
                 if (used == nslot) {

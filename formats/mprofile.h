@@ -8,6 +8,7 @@
 #include "pyprof_int.h"
 
 #include "core/numparse.h"
+#include "mprofile_line.h"
 
 /* pid -> series, open addressing.  Many children are possible (-M on a
  * process pool), so a linear search per CHLD line could go quadratic. */
@@ -25,6 +26,7 @@ typedef struct reader {
     unsigned records; /* lines with a known tag */
     uint64_t line;    /* the line being read, from 1 */
     double per_byte; /* lines per byte of the first window (0: unknown) */
+    pyprof__mem_shape shape; /* of the last plain MEM line (mprofile_line.h) */
     /* the second half's thread while it runs (mprofile_split.c): it writes
      * the samples array from index half_guard on */
     struct pyprof__mprofile_half *half;
@@ -61,17 +63,24 @@ pyprof__mprofile_will_hold(reader *r, size_t count)
 }
 
 /* The line nearly every record of a big file is, "MEM <MiB> <time>\n" with
- * plain decimals, read without first searching for its end; returns the
+ * plain decimals, read without first searching for its end (by the shape
+ * of the last such line when it has it, mprofile_line.h); returns the
  * start of the next line, or NULL for any other line (or one not complete
  * in [s, end)), which the general path then reads, errors and all. */
 static inline const char *
-pyprof__mprofile_plain_mem(const char *s, const char *end, double *mib, double *t)
+pyprof__mprofile_plain_mem(pyprof__mem_shape *sh, const char *s, const char *end, double *mib,
+                           double *t)
 {
     const char *q;
-    if (end - s < 4 || memcmp(s, "MEM ", 4) != 0 || !pyprof__parse_decimal(s + 4, end, &q, mib) ||
-        q == end || *q != ' ' || !pyprof__parse_decimal(q + 1, end, &q, t) || q == end ||
-        *q != '\n')
+    if (end - s < 4 || memcmp(s, "MEM ", 4) != 0)
         return NULL;
+    if (sh->len && end - s >= (ptrdiff_t)sh->len + 8 &&
+        (q = pyprof__mem_shape_read(sh, s, mib, t)) != NULL)
+        return q;
+    if (!pyprof__parse_decimal(s + 4, end, &q, mib) || q == end || *q != ' ' ||
+        !pyprof__parse_decimal(q + 1, end, &q, t) || q == end || *q != '\n')
+        return NULL;
+    pyprof__mem_shape_learn(sh, s, q + 1);
     return q + 1;
 }
 

@@ -74,6 +74,7 @@ struct pyprof__mprofile_half {
     pyprof_error err;
     pyprof_mem_sample *out; /* room for cap samples in the model's array */
     size_t cap, n;
+    pyprof__mem_shape shape; /* of its last plain line (mprofile_line.h) */
     atomic_bool stop; /* set by this thread: drop what you are doing */
     bool stopped;     /* joined early: its work does not count */
     bool plain;       /* every line was a plain MEM line: out[0, n) is the half */
@@ -98,7 +99,7 @@ read_plain(void *arg)
         const char *s = (const char *)data, *end = s + avail;
         while (s < end && h->n < h->cap) {
             double mib, t;
-            const char *next = pyprof__mprofile_plain_mem(s, end, &mib, &t);
+            const char *next = pyprof__mprofile_plain_mem(&h->shape, s, end, &mib, &t);
             if (!next)
                 break;
             h->out[h->n++] = (pyprof_mem_sample){0, t, mib};

@@ -348,6 +348,91 @@ test_memreport(void)
     pyprof_profile_free(p);
 }
 
+/* Lines read by the shape of the line before (formats/mprofile_line.h):
+ * runs of lines of one shape whose widths change now and then (9.99 ->
+ * 10.00, 99999 s -> 100000 s) and lines of other shapes inside a run (a
+ * sign, CRLF, more digits, an exponent) give strtod's numbers; a line of
+ * the same shape with a wrong byte in place of any digit is refused at its
+ * own line. */
+static void
+test_shapes(void)
+{
+    size_t cap = 8 << 20, len = 0, k = 0;
+    char *buf = malloc(cap);
+    double *want = malloc(2 * 60000 * sizeof(double));
+    unsigned long long x = 0x9e3779b97f4a7c15ull;
+    double mib = 9.5, t = 99990.0;
+    for (int i = 0; i < 60000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        /* slow drifts across digit counts, both ways */
+        mib += (double)(x % 2001) / 1000.0 - 1.0;
+        if (mib < 0.5 || mib > 250000)
+            mib = 9.5;
+        t += (double)(x % 97) / 10.0;
+        char a[64], b[64];
+        int kind = (int)((x >> 20) % 50);
+        snprintf(a, sizeof a, "%.6f", kind == 1 ? -mib : mib);
+        snprintf(b, sizeof b, kind == 2 ? "%.6f" : "%.4f", kind == 3 ? t * 1e6 : t);
+        want[k++] = strtod(a, NULL);
+        want[k++] = strtod(b, NULL);
+        len += (size_t)snprintf(buf + len, cap - len,
+                                kind == 4   ? "MEM %s %s\r\n"
+                                : kind == 5 ? "MEM %se0 %s\n"
+                                            : "MEM %s %s\n",
+                                a, b);
+    }
+    pyprof_input *in;
+    pyprof_profile *p = NULL;
+    pyprof_read_options o = PYPROF_READ_OPTIONS_INIT;
+    o.format = "mprofile";
+    pyprof_input_open_memory(&in, buf, len, "shapes.dat", NULL);
+    int rc = pyprof_profile_read(&p, in, &o, NULL);
+    int same = rc == 0 && pyprof_profile_mem_sample_count(p) == k / 2;
+    for (size_t i = 0; same && i < k / 2; i++) {
+        const pyprof_mem_sample *s = pyprof_profile_mem_sample(p, i);
+        same = s->mib == want[2 * i] && s->t == want[2 * i + 1];
+        if (!same)
+            tap_diag("sample %zu: %.17g %.17g, want %.17g %.17g", i, s->mib, s->t, want[2 * i],
+                     want[2 * i + 1]);
+    }
+    TAP_OK(same, "%zu MEM lines in runs of one shape, widths drifting: every number is strtod's",
+           k / 2);
+    pyprof_profile_free(p);
+    pyprof_input_close(in);
+
+    /* line 4 as lines 1-3 and 5-7, but for one wrong byte where a digit was */
+    static const char good[] = "MEM 12.345678 1700000000.1234\n";
+    int refused = 0, tried = 0;
+    for (size_t at = 4; at < sizeof good - 2; at++) {
+        if (good[at] < '0' || good[at] > '9')
+            continue;
+        for (const char *c = "x/:-"; *c; c++) {
+            if (*c == '-' && good[at - 1] == ' ')
+                continue; /* a sign where a number starts is fine */
+            len = 0;
+            for (int l = 1; l <= 7; l++)
+                len += (size_t)snprintf(buf + len, cap - len, "%s", good);
+            buf[3 * (sizeof good - 1) + at] = *c;
+            pyprof_error err = PYPROF_ERROR_INIT;
+            p = NULL;
+            pyprof_input_open_memory(&in, buf, len, "shapes.dat", NULL);
+            rc = pyprof_profile_read(&p, in, &o, &err);
+            tried++;
+            refused += rc < 0 && err.line == 4;
+            pyprof_error_clear(&err);
+            pyprof_profile_free(p);
+            pyprof_input_close(in);
+        }
+    }
+    TAP_OK(refused == tried && tried == 4 * 22 - 2,
+           "a wrong byte for any digit of a shaped line: refused at line 4 (%d of %d)", refused,
+           tried);
+    free(want);
+    free(buf);
+}
+
 /* The reader's fast path for mprof's "%.6f"/"%.4f" numbers must give the
  * very double strtod gives (correct rounding), for every shape of number. */
 static void
@@ -447,6 +532,7 @@ main(void)
     test_truncation();
     test_oom();
     test_numbers();
+    test_shapes();
     test_memreport();
     return tap_done();
 }

@@ -229,10 +229,62 @@ test_random(void)
     TAP_OK(wrong == 0, "1,000,000 random strings of number characters: nothing taken wrongly");
 }
 
+/* pyprof__digits8/16: every run length, the value of random digits, and a
+ * non-digit caught at every place of the run (none after it). */
+static void
+test_digits(void)
+{
+    srand(7);
+    long wrong = 0, missed = 0, false_bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        char buf[32];
+        unsigned n = 1 + (unsigned)(i % 16);
+        uint64_t want = 0;
+        for (unsigned k = 0; k < n; k++) {
+            buf[k] = (char)('0' + rand() % 10);
+            want = want * 10 + (uint64_t)(buf[k] - '0');
+        }
+        for (unsigned k = n; k < sizeof buf; k++)
+            buf[k] = (char)(rand() % 256); /* anything after the run */
+        uint64_t bad = 0;
+        uint64_t got = pyprof__digits16(buf, n, &bad);
+        wrong += got != want;
+        false_bad += bad != 0;
+        /* one byte of the run made a non-digit: every value that is not one */
+        unsigned at = (unsigned)rand() % n;
+        unsigned c;
+        do
+            c = (unsigned)rand() % 256;
+        while (c >= '0' && c <= '9');
+        buf[at] = (char)c;
+        bad = 0;
+        (void)pyprof__digits16(buf, n, &bad);
+        missed += bad == 0;
+    }
+    TAP_OK(wrong == 0 && false_bad == 0,
+           "digits16: 200,000 random runs of 1-16 digits read exactly (%ld wrong, %ld flagged)",
+           wrong, false_bad);
+    TAP_OK(missed == 0, "...and a non-digit anywhere in the run is caught (%ld missed)", missed);
+    uint64_t bad = 0;
+    TAP_OK(pyprof__digits8("00000000", 8, &bad) == 0 && pyprof__digits8("99999999", 8, &bad) ==
+                                                             99999999u &&
+               pyprof__digits8("7x......", 1, &bad) == 7 && bad == 0,
+           "digits8: all zeros, all nines, one digit before a non-digit");
+    const char edge[] = "/:";
+    for (unsigned k = 0; k < 2; k++) {
+        char buf[9] = "11111111";
+        buf[3] = edge[k]; /* '/' and ':' border the digits */
+        bad = 0;
+        (void)pyprof__digits8(buf, 8, &bad);
+        TAP_OK(bad != 0, "digits8: '%c', next to the digits in ASCII, is no digit", edge[k]);
+    }
+}
+
 int
 main(void)
 {
     test_edges();
     test_random();
+    test_digits();
     return tap_done();
 }

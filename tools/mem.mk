@@ -1,5 +1,5 @@
 # tools/mem.mk - mprofile and memory_profiler report formats, and pyprof-mem.
-libpyprof_libpyprof_la_SOURCES += formats/mprofile.h formats/mprofile.c \
+libpyprof_libpyprof_la_SOURCES += formats/mprofile.h formats/mprofile_line.h formats/mprofile.c \
 	formats/mprofile_split.c formats/memreport.c
 
 # The memory plot (layout -> scene -> SVG/PNG) and mprof's peak/list.

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The number at the start of [s, end).  On success *out is the double
  * strtod would give and *stop where strtod stops (never at a digit, '.',
@@ -57,6 +58,41 @@ pyprof__parse_decimal(const char *s, const char *end, const char **stop, double 
     *out = neg ? -v : v;
     *stop = q;
     return true;
+}
+
+/* The n digits at p, 1 <= n <= 8, as a number (p[0] the most significant),
+ * reading the 8 bytes at p (all must be readable; those after the run are
+ * ignored).  *bad gets a bit set when any of the n bytes is not an ASCII
+ * digit, and the value is then meaningless.  No loop and no branch: the
+ * run's bytes are shifted to the top of a word (zeros, read as leading
+ * zero digits, below) and combined pairwise, 2 -> 4 -> 8 digits, with
+ * three multiplications. */
+static inline uint64_t
+pyprof__digits8(const char *p, unsigned n, uint64_t *bad)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    uint64_t t = v ^ 0x3030303030303030u; /* digits become 0..9 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    t = __builtin_bswap64(t); /* p[0] in the low byte, as below */
+#endif
+    t <<= 8 * (8 - n);
+    /* a byte is a digit iff its value is at most 9: adding 0x76 to its low
+     * 7 bits sets bit 7 from 10 on (no carry into the next byte), and a
+     * set bit 7 of its own is no digit either */
+    *bad |= (((t & 0x7f7f7f7f7f7f7f7fu) + 0x7676767676767676u) | t) & 0x8080808080808080u;
+    t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffu;            /* pairs: 0..99 */
+    t = (t * 100 + (t >> 16)) & 0x0000ffff0000ffffu;          /* quads: 0..9999 */
+    return (t * 10000 + (t >> 32)) & 0x00000000ffffffffu;     /* all eight */
+}
+
+/* The same for 1 <= n <= 16 digits, reading the 8 bytes at p + n - 8 too. */
+static inline uint64_t
+pyprof__digits16(const char *p, unsigned n, uint64_t *bad)
+{
+    if (n <= 8)
+        return pyprof__digits8(p, n, bad);
+    return pyprof__digits8(p, n - 8, bad) * 100000000u + pyprof__digits8(p + n - 8, 8, bad);
 }
 
 #endif
