@@ -348,6 +348,30 @@ test_memreport(void)
     pyprof_profile_free(p);
 }
 
+/* The mprofile text [buf, buf + len) reads as exactly the n samples
+ * want[2i] MiB at want[2i + 1] s (bit for bit). */
+static bool
+reads_as(const char *buf, size_t len, const double *want, size_t n)
+{
+    pyprof_input *in;
+    pyprof_profile *p = NULL;
+    pyprof_read_options o = PYPROF_READ_OPTIONS_INIT;
+    o.format = "mprofile";
+    pyprof_input_open_memory(&in, buf, len, "numbers.dat", NULL);
+    int rc = pyprof_profile_read(&p, in, &o, NULL);
+    bool same = rc == 0 && pyprof_profile_mem_sample_count(p) == n;
+    for (size_t i = 0; same && i < n; i++) {
+        const pyprof_mem_sample *s = pyprof_profile_mem_sample(p, i);
+        same = s->mib == want[2 * i] && s->t == want[2 * i + 1];
+        if (!same)
+            tap_diag("sample %zu: %.17g %.17g, want %.17g %.17g", i, s->mib, s->t, want[2 * i],
+                     want[2 * i + 1]);
+    }
+    pyprof_profile_free(p);
+    pyprof_input_close(in);
+    return same;
+}
+
 /* Lines read by the shape of the line before (formats/mprofile_line.h):
  * runs of lines of one shape whose widths change now and then (9.99 ->
  * 10.00, 99999 s -> 100000 s) and lines of other shapes inside a run (a
@@ -383,24 +407,14 @@ test_shapes(void)
                                             : "MEM %s %s\n",
                                 a, b);
     }
+    TAP_OK(reads_as(buf, len, want, k / 2),
+           "%zu MEM lines in runs of one shape, widths drifting: every number is strtod's",
+           k / 2);
     pyprof_input *in;
-    pyprof_profile *p = NULL;
+    pyprof_profile *p;
     pyprof_read_options o = PYPROF_READ_OPTIONS_INIT;
     o.format = "mprofile";
-    pyprof_input_open_memory(&in, buf, len, "shapes.dat", NULL);
-    int rc = pyprof_profile_read(&p, in, &o, NULL);
-    int same = rc == 0 && pyprof_profile_mem_sample_count(p) == k / 2;
-    for (size_t i = 0; same && i < k / 2; i++) {
-        const pyprof_mem_sample *s = pyprof_profile_mem_sample(p, i);
-        same = s->mib == want[2 * i] && s->t == want[2 * i + 1];
-        if (!same)
-            tap_diag("sample %zu: %.17g %.17g, want %.17g %.17g", i, s->mib, s->t, want[2 * i],
-                     want[2 * i + 1]);
-    }
-    TAP_OK(same, "%zu MEM lines in runs of one shape, widths drifting: every number is strtod's",
-           k / 2);
-    pyprof_profile_free(p);
-    pyprof_input_close(in);
+    int rc;
 
     /* line 4 as lines 1-3 and 5-7, but for one wrong byte where a digit was */
     static const char good[] = "MEM 12.345678 1700000000.1234\n";
@@ -486,25 +500,14 @@ test_numbers(void)
         else
             len += (size_t)snprintf(buf + len, (4 << 20) - len, "MEM %s %s\n", a, b);
     }
-    pyprof_input *in;
-    pyprof_profile *p = NULL;
-    pyprof_read_options o = PYPROF_READ_OPTIONS_INIT;
-    o.format = "mprofile";
-    pyprof_input_open_memory(&in, buf, len, "numbers.dat", NULL);
-    int rc = pyprof_profile_read(&p, in, &o, NULL);
-    int same = rc == 0 && pyprof_profile_mem_sample_count(p) == k / 2;
-    for (size_t i = 0; same && i < k / 2; i++) {
-        const pyprof_mem_sample *s = pyprof_profile_mem_sample(p, i);
-        same = s->mib == want[2 * i] && s->t == want[2 * i + 1];
-        if (!same)
-            tap_diag("sample %zu: %.17g %.17g, want %.17g %.17g", i, s->mib, s->t, want[2 * i],
-                     want[2 * i + 1]);
-    }
-    TAP_OK(same, "40000 MEM lines of mixed shapes: every number is exactly strtod's");
-    pyprof_profile_free(p);
-    pyprof_input_close(in);
+    TAP_OK(reads_as(buf, len, want, k / 2),
+           "40000 MEM lines of mixed shapes: every number is exactly strtod's");
 
     /* a bad line far into the file is reported with its own line number */
+    pyprof_input *in;
+    pyprof_profile *p;
+    pyprof_read_options o = PYPROF_READ_OPTIONS_INIT;
+    o.format = "mprofile";
     size_t lines = 0;
     for (size_t i = 0; i < len; i++)
         lines += buf[i] == '\n';
@@ -512,7 +515,7 @@ test_numbers(void)
     pyprof_error err = PYPROF_ERROR_INIT;
     p = NULL;
     pyprof_input_open_memory(&in, buf, len, "numbers.dat", NULL);
-    rc = pyprof_profile_read(&p, in, &o, &err);
+    int rc = pyprof_profile_read(&p, in, &o, &err);
     TAP_OK(rc == PYPROF_EFORMAT && err.line == (int64_t)lines + 1 &&
                strstr(err.message, "MEM line: a field is not a number"),
            "a bad number on line %zu is reported there (%lld: %s)", lines + 1, (long long)err.line,
