@@ -47,4 +47,6 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/png_encode.c \
 	libpyprof/render/png_warmup.c \
 	libpyprof/render/png_font.h \
-	libpyprof/render/png_font.c
+	libpyprof/render/png_font.c \
+	libpyprof/render/xml_load.h \
+	libpyprof/render/xml_load.c

@@ -43,6 +43,14 @@ tests_t_svg_markup_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS)
 tests_t_svg_markup_LDFLAGS = -static
 tests_t_svg_markup_LDADD = $(TEST_LIBS) $(XML_LIBS)
 
+# SVG output when libxml2 cannot be loaded (-static: the private hook).
+check_PROGRAMS += tests/t_xml_load
+TESTS += tests/t_xml_load
+tests_t_xml_load_SOURCES = tests/t_xml_load.c tests/tap.h
+tests_t_xml_load_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS)
+tests_t_xml_load_LDFLAGS = -static
+tests_t_xml_load_LDADD = $(TEST_LIBS)
+
 # Whole-build checks: headers stand alone; the installed library works
 # through pkg-config for a program outside the tree.
 TESTS += tests/headers.sh tests/example_installed.sh

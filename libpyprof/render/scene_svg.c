@@ -9,10 +9,9 @@
  */
 #include "config.h"
 
-#include <libxml/xmlwriter.h>
-
 #include "scene.h"
 #include "svg_markup.h"
+#include "xml_load.h"
 
 static int
 out_write(void *ctx, const char *buf, int len)
@@ -69,6 +68,7 @@ color(char *buf, size_t size, pyprof__rgba c)
  * stack, attribute state, small buffer appends) was most of the time of a
  * big flame graph. */
 struct w {
+    const pyprof__xml *api; /* libxml2 (xml_load.c) */
     xmlTextWriterPtr x;
     int bad;
     pyprof__svgbuf b;
@@ -84,7 +84,7 @@ flush(struct w *w)
 {
     if (w->b.bad)
         w->bad = 1;
-    else if (w->b.len && xmlTextWriterWriteRawLen(w->x, BAD_CAST w->b.p, (int)w->b.len) < 0)
+    else if (w->b.len && w->api->write_raw_len(w->x, BAD_CAST w->b.p, (int)w->b.len) < 0)
         w->bad = 1;
     w->b.len = 0;
 }
@@ -92,7 +92,7 @@ flush(struct w *w)
 static void
 attr(struct w *w, const char *name, const char *value)
 {
-    if (xmlTextWriterWriteAttribute(w->x, BAD_CAST name, BAD_CAST value) < 0)
+    if (w->api->write_attribute(w->x, BAD_CAST name, BAD_CAST value) < 0)
         w->bad = 1;
 }
 
@@ -106,14 +106,14 @@ attr_num(struct w *w, const char *name, double v)
 static void
 start(struct w *w, const char *name)
 {
-    if (xmlTextWriterStartElement(w->x, BAD_CAST name) < 0)
+    if (w->api->start_element(w->x, BAD_CAST name) < 0)
         w->bad = 1;
 }
 
 static void
 end(struct w *w)
 {
-    if (xmlTextWriterEndElement(w->x) < 0)
+    if (w->api->end_element(w->x) < 0)
         w->bad = 1;
 }
 
@@ -391,8 +391,12 @@ pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof
                         pyprof_error *err)
 {
     *out = NULL;
+    const pyprof__xml *api;
+    int rc = pyprof__xml_load(&api, pyprof_output_name(o), err);
+    if (rc < 0)
+        return rc;
     pyprof__svg_stream *st = pyprof__calloc(1, sizeof(*st));
-    xmlOutputBufferPtr ob = st ? xmlOutputBufferCreateIO(out_write, out_close, o, NULL) : NULL;
+    xmlOutputBufferPtr ob = st ? api->output_create_io(out_write, out_close, o, NULL) : NULL;
     if (!ob) {
         pyprof__free(st);
         return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
@@ -400,15 +404,16 @@ pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof
     }
     st->o = o;
     struct w *w = &st->w;
-    w->x = xmlNewTextWriter(ob);
+    w->api = api;
+    w->x = api->writer_new(ob);
     if (!w->x) {
-        xmlOutputBufferClose(ob);
+        api->output_close(ob);
         pyprof__free(st);
         return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
                                 "out of memory");
     }
-    xmlTextWriterSetIndent(w->x, 0);
-    if (xmlTextWriterStartDocument(w->x, "1.0", "UTF-8", "no") < 0)
+    api->set_indent(w->x, 0);
+    if (api->start_document(w->x, "1.0", "UTF-8", "no") < 0)
         w->bad = 1;
     start(w, "svg");
     attr(w, "version", "1.1");
@@ -424,7 +429,7 @@ pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof
     size_t nra = pyprof__scene_root_attrs(s, &ra);
     for (size_t i = 0; i < nra; i++)
         attr(w, ra[2 * i], ra[2 * i + 1]);
-    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
+    api->write_string(w->x, BAD_CAST "\n");
     const char *const *cm;
     size_t ncm = pyprof__scene_comments(s, &cm);
     for (size_t i = 0; i < ncm; i++) {
@@ -438,10 +443,10 @@ pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof
         size_t n = strlen(c);
         if (n && c[n - 1] == '-')
             c[n - 1] = ' ';
-        if (xmlTextWriterWriteComment(w->x, BAD_CAST c) < 0)
+        if (api->write_comment(w->x, BAD_CAST c) < 0)
             w->bad = 1;
         pyprof__free(c);
-        xmlTextWriterWriteString(w->x, BAD_CAST "\n");
+        api->write_string(w->x, BAD_CAST "\n");
     }
 
     pyprof__rgba top, bottom;
@@ -464,26 +469,26 @@ pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof
     end(w);
     end(w);
     end(w);
-    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
+    api->write_string(w->x, BAD_CAST "\n");
     const char *style = pyprof__scene_style(s);
     char font_css[256];
     pyprof__snprintf_c(font_css, sizeof font_css, "text { font-family: %s; }\n",
                        pyprof__scene_font(s));
     start(w, "style");
     attr(w, "type", "text/css");
-    xmlTextWriterWriteString(w->x, BAD_CAST font_css);
+    api->write_string(w->x, BAD_CAST font_css);
     if (style)
-        xmlTextWriterWriteString(w->x, BAD_CAST style);
+        api->write_string(w->x, BAD_CAST style);
     end(w);
-    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
+    api->write_string(w->x, BAD_CAST "\n");
     const char *script = pyprof__scene_script(s);
     if (script) {
         start(w, "script");
         attr(w, "type", "text/ecmascript");
-        if (xmlTextWriterWriteCDATA(w->x, BAD_CAST script) < 0)
+        if (api->write_cdata(w->x, BAD_CAST script) < 0)
             w->bad = 1;
         end(w);
-        xmlTextWriterWriteString(w->x, BAD_CAST "\n");
+        api->write_string(w->x, BAD_CAST "\n");
     }
     start(w, "rect");
     attr(w, "x", "0");
@@ -492,7 +497,7 @@ pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof
     attr(w, "height", "100%");
     attr(w, "fill", "url(#background)");
     end(w);
-    xmlTextWriterWriteString(w->x, BAD_CAST "\n");
+    api->write_string(w->x, BAD_CAST "\n");
 
     for (size_t i = 0; i < pyprof__scene_item_count(s); i++)
         item(w, pyprof__scene_item(s, i));
@@ -515,9 +520,9 @@ pyprof__svg_stream_close(pyprof__svg_stream *st, pyprof_error *err)
         END(w, "g");
     flush(w);
     pyprof__svgbuf_free(&w->b);
-    if (xmlTextWriterEndDocument(w->x) < 0)
+    if (w->api->end_document(w->x) < 0)
         w->bad = 1;
-    xmlFreeTextWriter(w->x); /* flushes and closes ob */
+    w->api->writer_free(w->x); /* flushes and closes ob */
     int bad = w->bad;
     pyprof__free(st);
     int rc = pyprof_output_status(o, err);

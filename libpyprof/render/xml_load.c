@@ -1,0 +1,94 @@
+/*
+ * xml_load.c - libxml2's text writer, loaded when the first SVG is written.
+ *
+ * Only SVG output uses libxml2, but linked into libpyprof it was loaded by
+ * every run of every tool, and with it ICU and the C++ runtime: 0.9 ms of
+ * mapping and relocating per run, a quarter of pyprof-stats' start-up on a
+ * small profile and 3-6% of a PNG memory plot.  So libpyprof is not linked
+ * with it: the SVG backend asks for it here, and the first call of the
+ * process dlopen()s the library under the soname configure found and
+ * looks its functions up by name, once (systemd loads its optional
+ * libraries the same way).  The table keeps libxml2's own prototypes
+ * (__typeof__), so calls through it are type-checked as direct calls are.
+ * The library stays loaded until the process ends.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+
+#ifdef HAVE_PTHREAD
+#include <pthread.h>
+#endif
+
+#include "xml_load.h"
+
+static const char *soname = PYPROF_XML_SONAME;
+static pyprof__xml api;
+static bool loaded;
+static char why[256]; /* the failure, when not loaded */
+
+/* dlsym's void * into a function pointer, as POSIX allows */
+#define SYM(field, name)                                                                           \
+    do {                                                                                           \
+        *(void **)(&api.field) = dlsym(lib, #name);                                                \
+        if (!api.field) {                                                                          \
+            pyprof__snprintf_c(why, sizeof why, "%s has no %s", soname, #name);                    \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+static void
+load(void)
+{
+    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *e = dlerror();
+        pyprof__snprintf_c(why, sizeof why, "cannot load %s: %s", soname, e ? e : "unknown error");
+        return;
+    }
+    void (*init)(void);
+    *(void **)(&init) = dlsym(lib, "xmlInitParser");
+    if (init)
+        init(); /* libxml2's global state, before threads may share it */
+    SYM(output_create_io, xmlOutputBufferCreateIO);
+    SYM(output_close, xmlOutputBufferClose);
+    SYM(writer_new, xmlNewTextWriter);
+    SYM(writer_free, xmlFreeTextWriter);
+    SYM(set_indent, xmlTextWriterSetIndent);
+    SYM(start_document, xmlTextWriterStartDocument);
+    SYM(end_document, xmlTextWriterEndDocument);
+    SYM(start_element, xmlTextWriterStartElement);
+    SYM(end_element, xmlTextWriterEndElement);
+    SYM(write_attribute, xmlTextWriterWriteAttribute);
+    SYM(write_string, xmlTextWriterWriteString);
+    SYM(write_raw_len, xmlTextWriterWriteRawLen);
+    SYM(write_comment, xmlTextWriterWriteComment);
+    SYM(write_cdata, xmlTextWriterWriteCDATA);
+    loaded = true;
+}
+
+void
+pyprof__xml_use(const char *name)
+{
+    soname = name;
+}
+
+int
+pyprof__xml_load(const pyprof__xml **out, const char *name, pyprof_error *err)
+{
+#ifdef HAVE_PTHREAD
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, load);
+#else
+    static bool tried;
+    if (!tried) {
+        tried = true;
+        load();
+    }
+#endif
+    *out = loaded ? &api : NULL;
+    if (!loaded)
+        return pyprof_error_set(err, PYPROF_EIO, name, "svg", -1, 0,
+                                "%s (SVG is written with libxml2)", why);
+    return 0;
+}
