@@ -2,8 +2,8 @@
  * png_font.c - the PNG backend's fonts, opened by file where that is known.
  *
  * cairo's "toy" text API names a family and lets fontconfig find it.  The
- * first such call in a process loads fontconfig's configuration (some
- * forty XML files through expat) and matches the name against every
+ * first such call in a process loads fontconfig's configuration (35 XML
+ * files here, through expat) and matches the name against every
  * installed font: 3-4 ms of CPU, a tenth of plotting 10^6 memory samples,
  * in every run of a command-line tool.  matplotlib, whose look the memory
  * plot follows, does not ask fontconfig either: it ships DejaVu Sans and
