@@ -77,10 +77,11 @@ pyprof__mprofile_plain_mem(pyprof__mem_shape *sh, const char *s, const char *end
     if (sh->len && end - s >= (ptrdiff_t)sh->len + 8 &&
         (q = pyprof__mem_shape_read(sh, s, mib, t)) != NULL)
         return q;
-    if (!pyprof__parse_decimal(s + 4, end, &q, mib) || q == end || *q != ' ' ||
-        !pyprof__parse_decimal(q + 1, end, &q, t) || q == end || *q != '\n')
+    const char *sp;
+    if (!pyprof__parse_decimal(s + 4, end, &sp, mib) || sp == end || *sp != ' ' ||
+        !pyprof__parse_decimal(sp + 1, end, &q, t) || q == end || *q != '\n')
         return NULL;
-    pyprof__mem_shape_learn(sh, s, q + 1);
+    pyprof__mem_shape_learn(sh, s, sp, q + 1);
     return q + 1;
 }
 

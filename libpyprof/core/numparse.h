@@ -26,6 +26,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* m / 10^frac, 0 <= frac <= 15: correctly rounded while m has at most 15
+ * digits (see above), which every caller makes sure of. */
+static inline double
+pyprof__decimal_of(uint64_t m, unsigned frac)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    return (double)m / pow10[frac];
+}
+
 /* The number at the start of [s, end).  On success *out is the double
  * strtod would give and *stop where strtod stops (never at a digit, '.',
  * 'e', 'E', 'x' or 'X'); false for anything else, including numbers strtod
@@ -33,8 +43,6 @@
 static inline bool
 pyprof__parse_decimal(const char *s, const char *end, const char **stop, double *out)
 {
-    static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     const char *q = s;
     bool neg = q < end && *q == '-';
     q += neg;
@@ -56,7 +64,7 @@ pyprof__parse_decimal(const char *s, const char *end, const char **stop, double 
     if (ndig == 0 || ndig > 15 ||
         (q < end && (*q == 'e' || *q == 'E' || *q == 'x' || *q == 'X' || *q == '.')))
         return false;
-    double v = (double)m / pow10[frac];
+    double v = pyprof__decimal_of(m, (unsigned)frac);
     *out = neg ? -v : v;
     *stop = q;
     return true;
@@ -83,9 +91,9 @@ pyprof__digits8(const char *p, unsigned n, uint64_t *bad)
      * 7 bits sets bit 7 from 10 on (no carry into the next byte), and a
      * set bit 7 of its own is no digit either */
     *bad |= (((t & 0x7f7f7f7f7f7f7f7fu) + 0x7676767676767676u) | t) & 0x8080808080808080u;
-    t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffu;            /* pairs: 0..99 */
-    t = (t * 100 + (t >> 16)) & 0x0000ffff0000ffffu;          /* quads: 0..9999 */
-    return (t * 10000 + (t >> 32)) & 0x00000000ffffffffu;     /* all eight */
+    t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffu;        /* pairs: 0..99 */
+    t = (t * 100 + (t >> 16)) & 0x0000ffff0000ffffu;      /* quads: 0..9999 */
+    return (t * 10000 + (t >> 32)) & 0x00000000ffffffffu; /* all eight */
 }
 
 /* The same for 1 <= n <= 16 digits, reading the 8 bytes at p + n - 8 too. */
@@ -95,6 +103,20 @@ pyprof__digits16(const char *p, unsigned n, uint64_t *bad)
     if (n <= 8)
         return pyprof__digits8(p, n, bad);
     return pyprof__digits8(p, n - 8, bad) * 100000000u + pyprof__digits8(p + n - 8, 8, bad);
+}
+
+/* The decimal of the ni digits at i before the point and the nf at f after
+ * it (ni, nf >= 1, ni + nf <= 15), as pyprof__parse_decimal gives it; the
+ * digits are read and checked as pyprof__digits16 does. */
+static inline double
+pyprof__digits_decimal(const char *i, unsigned ni, const char *f, unsigned nf, uint64_t *bad)
+{
+    static const uint64_t pow10[] = {
+        1u,           10u,           100u,           1000u,           10000u,
+        100000u,      1000000u,      10000000u,      100000000u,      1000000000u,
+        10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u};
+    uint64_t m = pyprof__digits16(i, ni, bad) * pow10[nf] + pyprof__digits16(f, nf, bad);
+    return pyprof__decimal_of(m, nf);
 }
 
 #endif
