@@ -27,31 +27,23 @@
 #if defined(HAVE_PTHREAD)
 #include <pthread.h>
 #endif
-#include <stdatomic.h>
 
 #include "collapsed.h"
 
 /* Below this a file is read in well under a tenth of a second, and a
  * thread and the merge would take a good part of what they save. */
-#define SPLIT_MIN_DEFAULT ((uint64_t)32 << 20)
-
-static uint64_t split_min = SPLIT_MIN_DEFAULT;
-/* for tests: reads whose halves were merged (atomic: two reads in two
- * threads of one program may each merge) */
-static _Atomic uint64_t merges;
+static pyprof__split_gate gate = PYPROF__SPLIT_GATE((uint64_t)32 << 20);
 
 uint64_t
 pyprof__collapsed_split_min(uint64_t bytes)
 {
-    uint64_t old = split_min;
-    split_min = bytes;
-    return old;
+    return pyprof__split_gate_set_min(&gate, bytes);
 }
 
 uint64_t
 pyprof__collapsed_merges(void)
 {
-    return atomic_load_explicit(&merges, memory_order_relaxed);
+    return pyprof__split_gate_count(&gate);
 }
 
 #if defined(HAVE_PTHREAD)
@@ -98,7 +90,7 @@ read_halves(reader *a, uint64_t mid, bool *done)
             rc = pyprof_input_error(a->in, a->err, rc, "collapsed", pyprof_input_offset(a->in),
                                     "%s", pyprof_status_string(rc));
         else {
-            atomic_fetch_add_explicit(&merges, 1, memory_order_relaxed);
+            pyprof__split_gate_joined(&gate);
             pyprof__input_report_done(a->in);
         }
         goto out;
@@ -125,10 +117,8 @@ pyprof__collapsed_read_split(reader *r, bool *done)
 {
     *done = false;
     int64_t size = pyprof_input_file_size(r->in);
-    if (split_min == SPLIT_MIN_DEFAULT && pyprof__usable_cpus() < 2)
-        return 0; /* one core: a second thread would only add the merge (tests force it) */
-    if (r->dialect != D_FOLDED || pyprof_input_is_compressed(r->in) || size < 0 ||
-        (uint64_t)size < split_min || size < 2 || pyprof_input_offset(r->in) != 0)
+    if (!pyprof__split_gate_open(&gate, size) || r->dialect != D_FOLDED ||
+        pyprof_input_is_compressed(r->in) || pyprof_input_offset(r->in) != 0)
         return 0;
     uint64_t mid;
     pyprof_error ignored = PYPROF_ERROR_INIT;

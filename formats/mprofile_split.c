@@ -44,25 +44,18 @@
 
 /* Below this a file is read in a few milliseconds, and the thread would
  * take a good part of what it saves. */
-#define SPLIT_MIN_DEFAULT ((uint64_t)4 << 20)
-
-static uint64_t split_min = SPLIT_MIN_DEFAULT;
-/* for tests: reads whose second half was taken from the other thread
- * (atomic: two reads in two threads of one program may each split) */
-static _Atomic uint64_t merges;
+static pyprof__split_gate gate = PYPROF__SPLIT_GATE((uint64_t)4 << 20);
 
 uint64_t
 pyprof__mprofile_split_min(uint64_t bytes)
 {
-    uint64_t old = split_min;
-    split_min = bytes;
-    return old;
+    return pyprof__split_gate_set_min(&gate, bytes);
 }
 
 uint64_t
 pyprof__mprofile_merges(void)
 {
-    return atomic_load_explicit(&merges, memory_order_relaxed);
+    return pyprof__split_gate_count(&gate);
 }
 
 #if defined(HAVE_PTHREAD)
@@ -75,9 +68,9 @@ struct pyprof__mprofile_half {
     pyprof_mem_sample *out; /* room for cap samples in the model's array */
     size_t cap, n;
     pyprof__mem_shape shape; /* of its last plain line (mprofile_line.h) */
-    atomic_bool stop; /* set by this thread: drop what you are doing */
-    bool stopped;     /* joined early: its work does not count */
-    bool plain;       /* every line was a plain MEM line: out[0, n) is the half */
+    atomic_bool stop;        /* set by this thread: drop what you are doing */
+    bool stopped;            /* joined early: its work does not count */
+    bool plain;              /* every line was a plain MEM line: out[0, n) is the half */
     int rc;
     /* out[0, n) summarized for the plot, as the first half's are
      * (mprofile.c); the two are joined without another pass over them */
@@ -150,9 +143,7 @@ pyprof__mprofile_read_split(reader *r, pyprof__mprofile_lines_fn lines, bool *do
 {
     *done = false;
     int64_t size = pyprof_input_file_size(r->in);
-    if (split_min == SPLIT_MIN_DEFAULT && pyprof__usable_cpus() < 2)
-        return 0; /* one core: a second thread would only add the move (tests force it) */
-    if (pyprof_input_is_compressed(r->in) || size < 2 || (uint64_t)size < split_min ||
+    if (!pyprof__split_gate_open(&gate, size) || pyprof_input_is_compressed(r->in) ||
         pyprof_input_offset(r->in) != 0)
         return 0;
     uint64_t mid;
@@ -222,7 +213,7 @@ pyprof__mprofile_read_split(reader *r, pyprof__mprofile_lines_fn lines, bool *do
         }
         r->line += h.n;
         r->records += (unsigned)h.n;
-        atomic_fetch_add_explicit(&merges, 1, memory_order_relaxed);
+        pyprof__split_gate_joined(&gate);
         pyprof__input_report_done(r->in);
     } else if (rc == 0) {
         /* the second half's work cannot stand in for one pass: read it here */

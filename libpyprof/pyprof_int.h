@@ -8,6 +8,7 @@
 #define PYPROF_INT_H
 
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,21 @@ int pyprof__grow(void **items, size_t *cap, size_t need, size_t size);
 /* CPUs this process may run on (core/cpus.c): a reader splits its work
  * over two threads only with two or more. */
 long pyprof__usable_cpus(void);
+
+/* Whether a reader reads a big plain file in two halves on two threads
+ * (collapsed_split.c, mprofile_split.c), one gate per reader: files of at
+ * least `min` bytes, on two CPUs or more.  Tests move `min` (and then get
+ * halves on one CPU too) and count the reads whose halves were joined. */
+typedef struct pyprof__split_gate {
+    uint64_t min, min_default;
+    _Atomic uint64_t joined; /* atomic: two reads in two threads may each split */
+} pyprof__split_gate;
+#define PYPROF__SPLIT_GATE(bytes) {(bytes), (bytes), 0}
+bool pyprof__split_gate_open(const pyprof__split_gate *g, int64_t size);
+void pyprof__split_gate_joined(pyprof__split_gate *g);
+/* for tests: set min (returns the old one); reads joined so far */
+uint64_t pyprof__split_gate_set_min(pyprof__split_gate *g, uint64_t bytes);
+uint64_t pyprof__split_gate_count(pyprof__split_gate *g);
 
 /* ---- prefaulting (core/prefault.c) -------------------------------------------
  * Have a helper thread fault in p[0..n) (whole pages within it), memory the
