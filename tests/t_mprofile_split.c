@@ -172,13 +172,12 @@ check_str(const char *name, const char *text, int merge)
 
 /* ---- generated files ------------------------------------------------------------------------ */
 
-static uint32_t rng = 12345;
+static unsigned long long rng = 12345;
 
 static uint32_t
 rnd(uint32_t n)
 {
-    rng = rng * 1103515245u + 12345u;
-    return (rng >> 8) % n;
+    return tap_rand(&rng) % n;
 }
 
 /* `lines` plain MEM lines (with `odd` put in at line `at` when not NULL),
