@@ -487,7 +487,9 @@ pyprof__collapsed_read_lines(reader *r, bool at_start)
             len -= 3;
         }
         first = false;
-        if ((rc = do_line(r, line, len)) < 0)
+        if ((rc = do_line(r, line, len)) < 0 && rc == PYPROF_EIO)
+            return rc; /* reading a tail's text again failed: the input said where */
+        if (rc < 0)
             return pyprof_input_error_line(r->in, r->err, rc, FORMAT, pyprof_input_line(r->in),
                                            "%s", pyprof_status_string(rc));
     }
@@ -534,11 +536,14 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
     bool one_thread = opts && opts->version >= 2 && opts->threads == 1;
     double elide = opts && opts->version >= 3 ? opts->stack_elide_below : 0;
     r.lazy = elide > 0 && elide < INFINITY && r.dialect == D_FOLDED;
+    r.text_tails = r.lazy && pyprof__input_rereadable(r.in);
     if (!u16 && !one_thread && (rc = pyprof__collapsed_read_split(&r, &done)) < 0)
         goto out;
     if (!done && (rc = pyprof__collapsed_read_lines(&r, true)) < 0)
         goto out;
-    if ((r.lazy && (rc = pyprof__collapsed_tails_finish(&r, elide)) < 0) || (rc = finish(&r)) < 0)
+    if (((r.lazy && (rc = pyprof__collapsed_tails_finish(&r, elide)) < 0) ||
+         (rc = finish(&r)) < 0) &&
+        rc != PYPROF_EIO) /* (reading a tail's text again failed: the input said where) */
         pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",
                            pyprof_status_string(rc));
 out:

@@ -77,13 +77,16 @@ typedef struct pyprof__collapsed_reader {
 
     /* Lazy reading (pyprof_read_options.stack_elide_below, collapsed_tail.c):
      * a stack's frames after its first one new to the tree are kept as a
-     * list of functions, a "tail" hanging from that node, until another
-     * stack needs to go below it.  tail_of[node] is the node's tail index
-     * + 1 (0: none). */
-    bool lazy;
+     * "tail" hanging from that node, until another stack needs to go below
+     * it.  tail_of[node] is the node's tail index + 1 (0: none).  A tail is
+     * a list of functions, then (text_tails: the input can be read again)
+     * the rest of its frames as where their text is in the file. */
+    bool lazy, text_tails;
     struct tail {
-        pyprof_id *funcs; /* the frames below `node`, outermost first (in a chunk) */
-        uint32_t n;
+        pyprof_id *funcs;  /* the first frames below `node`, outermost first (in a chunk) */
+        uint32_t n;        /* how many */
+        uint32_t text_len; /* then the rest: text_len bytes of frames at file offset text_at */
+        uint64_t text_at;
         pyprof_id node; /* PYPROF_NONE once the tail is all in the tree */
         uint64_t path;  /* path hash of `node` */
         double w;       /* the stack's weight (every metric) */
@@ -92,6 +95,8 @@ typedef struct pyprof__collapsed_reader {
     uint32_t *tail_of;
     size_t tail_of_cap;
     struct tail_chunk *chunks; /* tail functions: blocks that never move */
+    char *tbuf;                /* tail text read again */
+    size_t tbuf_cap;
 
     double root_self; /* weight of empty stacks: the root alone */
     uint64_t good, blank, bad, crlf;
@@ -117,11 +122,15 @@ pyprof__tail_at(const pyprof__collapsed_reader *r, pyprof_id node)
 {
     return node < r->tail_of_cap ? r->tail_of[node] : 0;
 }
-/* Hang a new tail of functions funcs[0..n) and weight w from `node`
- * (which has no tail); `copy`: the functions are copied (else they must
- * live in a chunk the reader owns, see pyprof__tails_adopt). */
+/* Hang a new tail of weight w from `node` (which has no tail): functions
+ * funcs[0..n), then the frames of the text_len bytes at file offset
+ * text_at (none if 0); at least one frame.  `copy`: the functions are
+ * copied (else they must live in a chunk the reader owns, see
+ * pyprof__tails_adopt). */
 int pyprof__tail_new(pyprof__collapsed_reader *r, pyprof_id node, pyprof_id *funcs, size_t n,
-                     double w, uint64_t path, bool copy);
+                     uint64_t text_at, size_t text_len, double w, uint64_t path, bool copy);
+/* Room for n functions in a chunk: valid until the reader is freed. */
+pyprof_id *pyprof__tail_room(pyprof__collapsed_reader *r, size_t n);
 /* Move tail index `ti` to `node`, with funcs and path already updated. */
 int pyprof__tail_move(pyprof__collapsed_reader *r, uint32_t ti, pyprof_id node);
 /* Take over the chunks of b (after a merge that moved b's tails to a). */
@@ -155,5 +164,9 @@ int pyprof__collapsed_read_split(reader *r, bool *done);
  * old value; the default is 32 MiB); how many reads merged two halves. */
 uint64_t pyprof__collapsed_split_min(uint64_t bytes);
 uint64_t pyprof__collapsed_merges(void);
+/* Test hook: a new tail looks up its first `known` frames (SIZE_MAX: all
+ * of them, no text kept) and a tail's text read again is split `fill`
+ * frames at a time.  The defaults are 6 and 8. */
+void pyprof__collapsed_tail_text(size_t known, size_t fill);
 
 #endif

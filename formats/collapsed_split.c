@@ -64,7 +64,7 @@ read_halves(reader *a, uint64_t mid, bool *done)
 {
     int rc;
     pyprof_error berr = PYPROF_ERROR_INIT;
-    reader b = {.err = &berr, .dialect = a->dialect, .lazy = a->lazy};
+    reader b = {.err = &berr, .dialect = a->dialect, .lazy = a->lazy, .text_tails = a->text_tails};
     pthread_t th;
     void *failed = NULL;
     if ((rc = pyprof_profile_new(&b.p)) < 0)
@@ -86,7 +86,7 @@ read_halves(reader *a, uint64_t mid, bool *done)
         goto out;
     if (!failed && pyprof__collapsed_halves_mergeable(a, &b)) {
         pyprof__collapsed_reader_drop_lookups(&b); /* before a grows */
-        if ((rc = pyprof__collapsed_merge(a, &b)) < 0)
+        if ((rc = pyprof__collapsed_merge(a, &b)) < 0 && rc != PYPROF_EIO)
             rc = pyprof_input_error(a->in, a->err, rc, "collapsed", pyprof_input_offset(a->in),
                                     "%s", pyprof_status_string(rc));
         else {

@@ -346,54 +346,20 @@ note_weights(reader *r, double w0, double w1)
         r->inexact = true;
 }
 
-/* ---- the lazy walk (see collapsed_tail.c) ------------------------------------------------------ */
-
-static inline void
-add_self(reader *r, pyprof_id node, double w0, double w1)
-{
-    pyprof_stack_node *nd = pyprof_profile_stack_node_mut(r->p, node);
-    nd->self[0] += w0;
-    nd->self[1] += w1;
-}
-
-/* Put the first frame of the tail of `at` in the tree and hang the rest
- * from it.  The frame becomes at's only child: a stack that went below
- * `at` would have pushed the tail down already. */
+/* The functions of the frames s[pos..len), at most `max` of them, into
+ * r->ffunc[from...], and their ends into r->fend (index = depth: the eager
+ * path's new frames, or a tail's, where the arrays past the r->nframes
+ * cached frames are scratch); their number in *n, and where the next
+ * frame starts (len if none) in *next.  The frame-cache slots of all of
+ * them, then the texts those point to, are asked for before the first is
+ * looked at, so that the cache misses of a line overlap. */
 static int
-tail_push(reader *r, pyprof_id at)
-{
-    uint32_t ti = pyprof__tail_at(r, at) - 1;
-    struct tail t = r->tails[ti];
-    pyprof_id node;
-    int rc;
-    r->tail_of[at] = 0;
-    uint64_t h = path_hash(t.path, t.funcs[0]);
-    if ((rc = pyprof__profile_stack_append(r->p, &node, at, t.funcs[0])) < 0 ||
-        (rc = path_put(r, h, node)) < 0)
-        return rc;
-    if (t.n == 1) {
-        r->tails[ti].node = PYPROF_NONE;
-        add_self(r, node, t.w, t.w);
-        return 0;
-    }
-    r->tails[ti].funcs = t.funcs + 1;
-    r->tails[ti].n = t.n - 1;
-    r->tails[ti].path = h;
-    return pyprof__tail_move(r, ti, node);
-}
-
-/* The functions of the frames s[pos..len) into r->ffunc[from...], and
- * their ends into r->fend (index = depth: the eager path's new frames, or a
- * deferred stack's tail, where the arrays past the cached frames are
- * scratch); their number in *n.  The frame-cache slots of all of them,
- * then the texts those point to, are asked for before the first is looked
- * at, so that the cache misses of a line overlap. */
-static int
-rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, bool plain, size_t *n)
+rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, size_t max, bool plain,
+           size_t *n, size_t *next)
 {
     int rc;
     size_t k = from, start = pos;
-    while (pos < len) {
+    while (pos < len && k - from < max) {
         const char *semi = memchr(s + pos, ';', len - pos);
         size_t fe = semi ? (size_t)(semi - s) : len;
         if (fe > UINT32_MAX)
@@ -405,10 +371,9 @@ rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, bool p
         if (plain && r->fc)
             __builtin_prefetch(&r->fc[r->fhash[k] & r->fc_mask]);
         k++;
-        if (!semi)
-            break;
-        pos = fe + 1;
+        pos = semi ? fe + 1 : len;
     }
+    *next = pos;
     for (size_t i = from; plain && r->fc && i < k; i++) {
         const struct frame_cache *e = &r->fc[r->fhash[i] & r->fc_mask];
         if (e->hash == r->fhash[i])
@@ -421,6 +386,92 @@ rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, bool p
     }
     *n = k - from;
     return 0;
+}
+
+/* ---- the lazy walk (see collapsed_tail.c) ------------------------------------------------------ */
+
+static inline void
+add_self(reader *r, pyprof_id node, double w0, double w1)
+{
+    pyprof_stack_node *nd = pyprof_profile_stack_node_mut(r->p, node);
+    nd->self[0] += w0;
+    nd->self[1] += w1;
+}
+
+/* Frames of a new tail that are looked up at once when its text can be
+ * read again: pushes mostly take a tail's first few frames, and a pread
+ * costs as much as looking up a dozen frames.  On the 1 GB benchmark file
+ * 4 frames leave 31,000 tails to read again, 6 leave 12,000, 8 leave 3,500
+ * (of 500,000), and 6 was the fastest. */
+static size_t tail_known = 6;
+/* Frames a tail's text is split into when it is read again: a tail that
+ * is needed past its first frames is most often needed a few more down. */
+static size_t fill_frames = 8;
+
+void
+pyprof__collapsed_tail_text(size_t known, size_t fill)
+{
+    tail_known = known;
+    fill_frames = fill ? fill : 1;
+}
+
+/* If tail t has no functions left but has text, read the text again and
+ * turn its first frames into functions. */
+static int
+tail_fill(reader *r, struct tail *t)
+{
+    if (t->n || !t->text_len)
+        return 0;
+    int rc;
+    size_t len = t->text_len, n, next;
+    if (len > r->tbuf_cap) {
+        char *b = pyprof__realloc(r->tbuf, len);
+        if (!b)
+            return PYPROF_ENOMEM;
+        r->tbuf = b;
+        r->tbuf_cap = len;
+    }
+    if ((rc = pyprof__input_reread(r->in, t->text_at, r->tbuf, len, r->err)) < 0 ||
+        (rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, fill_frames, plain_ascii(r->tbuf, len),
+                         &n, &next)) < 0)
+        return rc;
+    pyprof_id *f = pyprof__tail_room(r, n);
+    if (!f)
+        return PYPROF_ENOMEM;
+    memcpy(f, r->ffunc + r->nframes, n * sizeof(*f));
+    t->funcs = f;
+    t->n = (uint32_t)n;
+    t->text_at += next;
+    t->text_len -= (uint32_t)next;
+    return 0;
+}
+
+/* Put the first frame of the tail of `at` in the tree and hang the rest
+ * from it.  The frame becomes at's only child: a stack that went below
+ * `at` would have pushed the tail down already. */
+static int
+tail_push(reader *r, pyprof_id at)
+{
+    uint32_t ti = pyprof__tail_at(r, at) - 1;
+    pyprof_id node;
+    int rc;
+    if ((rc = tail_fill(r, &r->tails[ti])) < 0)
+        return rc;
+    struct tail t = r->tails[ti];
+    r->tail_of[at] = 0;
+    uint64_t h = path_hash(t.path, t.funcs[0]);
+    if ((rc = pyprof__profile_stack_append(r->p, &node, at, t.funcs[0])) < 0 ||
+        (rc = path_put(r, h, node)) < 0)
+        return rc;
+    if (t.n == 1 && t.text_len == 0) {
+        r->tails[ti].node = PYPROF_NONE;
+        add_self(r, node, t.w, t.w);
+        return 0;
+    }
+    r->tails[ti].funcs = t.funcs + 1;
+    r->tails[ti].n = t.n - 1;
+    r->tails[ti].path = h;
+    return pyprof__tail_move(r, ti, node);
 }
 
 /* One step down from *parent (PYPROF_NONE: the roots) to its child for
@@ -448,21 +499,27 @@ step_down(reader *r, pyprof_id *parent, uint64_t h, pyprof_id func, bool *fresh)
     return 0;
 }
 
-/* Walk a tail's functions funcs[0..n) down from `parent` (path hash `ph`),
- * as walk() does frames: for b's tails in a merge. */
+/* Walk tail t's frames down from `parent` (path hash `ph`), as walk()
+ * does frames: for b's tails in a merge. */
 static int
-walk_funcs(reader *r, pyprof_id *funcs, size_t n, pyprof_id parent, uint64_t ph, double w)
+walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph)
 {
     int rc;
     bool fresh = false;
-    for (size_t i = 0; i < n; i++) {
-        ph = path_hash(ph, funcs[i]);
-        if ((rc = step_down(r, &parent, ph, funcs[i], &fresh)) < 0)
+    for (;;) {
+        if ((rc = tail_fill(r, &t)) < 0)
             return rc;
-        if (fresh && i + 1 < n) /* the rest stays a tail (its list is in a chunk already) */
-            return pyprof__tail_new(r, parent, funcs + i + 1, n - i - 1, w, ph, false);
+        if (t.n == 0)
+            break;
+        pyprof_id f = *t.funcs++;
+        t.n--;
+        ph = path_hash(ph, f);
+        if ((rc = step_down(r, &parent, ph, f, &fresh)) < 0)
+            return rc;
+        if (fresh && (t.n || t.text_len)) /* the rest stays a tail (its list is in a chunk already) */
+            return pyprof__tail_new(r, parent, t.funcs, t.n, t.text_at, t.text_len, t.w, ph, false);
     }
-    add_self(r, parent, w, w);
+    add_self(r, parent, t.w, t.w);
     return 0;
 }
 
@@ -470,6 +527,9 @@ walk_funcs(reader *r, pyprof_id *funcs, size_t n, pyprof_id parent, uint64_t ph,
  * lookups to overlap, few enough that little is hashed past the first
  * frame new to the tree (where a deferred stack stops). */
 #define WALK_AHEAD 8
+
+
+
 
 /*
  * Walk the frames s[pos..len) down from `parent` (path hash `ph`, the
@@ -548,16 +608,23 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
             if (fw[j].end == len) /* the last frame */
                 break;
             if (fresh && defer) {
-                /* the rest's functions: those of this window, then the others */
-                size_t m = n - j - 1, more = 0;
+                /* the rest: the functions of this window and of a few
+                 * frames more, then the text after those; all functions
+                 * if the text cannot be read again */
+                size_t m = n - j - 1, more = 0, rest = fw[n - 1].end < len ? fw[n - 1].end + 1 : len;
+                size_t want = !r->text_tails || len - rest > UINT32_MAX ? SIZE_MAX
+                              : m < tail_known                          ? tail_known - m
+                                                                        : 0;
                 if (depth + m > r->frames_cap && (rc = grow_frames(r, depth + m)) < 0)
                     return rc;
                 for (size_t i = 0; i < m; i++)
                     r->ffunc[depth + i] = fw[j + 1 + i].func;
-                if (fw[n - 1].end < len &&
-                    (rc = rest_funcs(r, s, fw[n - 1].end + 1, len, depth + m, plain, &more)) < 0)
+                if (rest < len && want &&
+                    (rc = rest_funcs(r, s, rest, len, depth + m, want, plain, &more, &rest)) < 0)
                     return rc;
-                return pyprof__tail_new(r, parent, r->ffunc + depth, m + more, w0, ph, true);
+                uint64_t at = rest < len ? pyprof__input_offset_of(r->in, s + rest) : 0;
+                return pyprof__tail_new(r, parent, r->ffunc + depth, m + more, at, len - rest, w0,
+                                        ph, true);
             }
         }
     }
@@ -656,8 +723,8 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
      * of following one another.
      * 1. The new frames' functions (rest_funcs: their frame-cache slots
      *    and texts are prefetched first). */
-    size_t nf;
-    if ((rc = rest_funcs(r, s, pos, len, k, plain, &nf)) < 0)
+    size_t nf, end;
+    if ((rc = rest_funcs(r, s, pos, len, k, SIZE_MAX, plain, &nf, &end)) < 0)
         return rc;
     nf += k;
     /* 2. Their path hashes; prefetch the path slots. */
@@ -824,12 +891,13 @@ pyprof__collapsed_merge(reader *a, reader *b)
         if (t->node == PYPROF_NONE)
             continue;
         pyprof_id v = nmap[t->node];
-        for (uint32_t j = 0; j < t->n; j++) /* b's function ids to a's */
+        for (uint32_t j = 0; j < t->n; j++) /* b's function ids to a's (its text is a's) */
             t->funcs[j] = fmap[t->funcs[j]];
         if (v >= old && !findable(&later, old, v))
-            rc = pyprof__tail_new(a, v, t->funcs, t->n, t->w, path[t->node], false);
+            rc = pyprof__tail_new(a, v, t->funcs, t->n, t->text_at, t->text_len, t->w,
+                                  path[t->node], false);
         else
-            rc = walk_funcs(a, t->funcs, t->n, v, path[t->node], t->w);
+            rc = walk_tail(a, *t, v, path[t->node]);
         if (rc < 0)
             goto out;
     }

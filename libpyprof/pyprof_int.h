@@ -181,6 +181,21 @@ int pyprof__input_open_range(pyprof_input **out, pyprof_input *in, uint64_t star
  * whole file as read to the progress callback. */
 void pyprof__input_report_done(pyprof_input *in);
 
+/* ---- reading bytes again (input.c) ---------------------------------------------
+ * A reader may keep where some text was instead of the text, and read it
+ * again if it turns out to be needed (the lazy collapsed reader does). */
+
+/* True if `in` can give bytes again by offset: a plain (not zstd) regular
+ * file or memory. */
+bool pyprof__input_rereadable(const pyprof_input *in);
+/* The file offset of byte `p` of the line (or peeked bytes) `in` gave out
+ * last; p must point into them. */
+uint64_t pyprof__input_offset_of(const pyprof_input *in, const void *p);
+/* Read n bytes at file offset `at` again into dst.  PYPROF_EIO, naming the
+ * offset, if the file is no longer as it was when opened (its size or
+ * modification time changed); PYPROF_EINVAL if `in` is not rereadable. */
+int pyprof__input_reread(pyprof_input *in, uint64_t at, void *dst, size_t n, pyprof_error *err);
+
 /* ---- UTF-8 ---------------------------------------------------------------------- */
 /* Length of the valid UTF-8 prefix of s[0..len) (== len when all valid). */
 size_t pyprof__utf8_valid_prefix(const unsigned char *s, size_t len);

@@ -10,10 +10,13 @@
  * light counts, and lines the reader must not defer (zero, negative,
  * fractional and two-count lines, non-ASCII frames, empty frames).  Each is
  * read in one pass and in two halves merged (the split threshold lowered),
- * and drawn with several widths and minimum widths.
+ * and drawn with several widths and minimum widths; and with tails kept in
+ * three ways: as the reader does, as text read again at every push, and as
+ * functions only (what an input that cannot be read again gets).
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -204,15 +207,29 @@ static const struct look {
     {"flamechart", 600, 1, 0, 1, 0}, {"icicle", 1200, 0.5, 0, 0, 1},
 };
 
+/* How the lazy reader keeps tails (pyprof__collapsed_tail_text). */
+static const struct keep {
+    const char *name;
+    size_t known, fill;
+} keeps[] = {
+    {"", 6, 8},                                  /* the defaults */
+    {", text read at every push", 0, 1},         /* every push reads the file again */
+    {", tails as functions only", SIZE_MAX, 8}, /* as from a pipe or zstd */
+};
+
 /* `halves`: the split read must merge two halves (plain files do) */
 static void
-check_file(const char *name, const tap_buf *b, bool halves)
+check_file(const char *name0, const tap_buf *b, bool halves)
 {
     tap_write_file(TMP, b->s, b->len);
     pyprof_profile *whole = load(0, false);
-    if (!TAP_OK(whole, "%s: read whole", name))
+    if (!TAP_OK(whole, "%s: read whole", name0))
         return;
+    for (size_t k = 0; k < sizeof keeps / sizeof *keeps; k++)
     for (int split = 0; split < 2; split++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s%s", name0, keeps[k].name);
+        pyprof__collapsed_tail_text(keeps[k].known, keeps[k].fill);
         /* nothing cut: the whole tree, with tails put in late */
         pyprof_profile *lazy = load(1e-300, split);
         if (split && halves)
@@ -241,7 +258,60 @@ check_file(const char *name, const tap_buf *b, bool halves)
             pyprof_profile_free(cut);
         }
     }
+    pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
     pyprof_profile_free(whole);
+}
+
+/* Called when the read reaches the end of the file: change the file. */
+static void
+append_to_file(void *payload, const char *name, uint64_t done, int64_t total)
+{
+    (void)name;
+    if (done != (uint64_t)total || *(int *)payload)
+        return;
+    int fd = open(TMP, O_WRONLY | O_APPEND);
+    if (fd >= 0) {
+        *(int *)payload = (int)write(fd, "a 1\n", 4) == 4;
+        close(fd);
+    }
+}
+
+/* A tail's text read again after the file changed would be other frames:
+ * the read stops with an error that says so, where. */
+static void
+test_changed_file(void)
+{
+    /* a walk looks 8 frames ahead: the frames after those are kept as
+     * text, here "f8;f9;fa;fb" at offset 24 */
+    static const char text[] = "f0;f1;f2;f3;f4;f5;f6;f7;f8;f9;fa;fb 100\n";
+    tap_write_file(TMP, text, strlen(text));
+    pyprof__collapsed_tail_text(0, 1);
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    pyprof_profile *p = NULL;
+    int appended = 0;
+    ro.format = "collapsed";
+    ro.stack_elide_below = 1e-3;
+    ro.progress = append_to_file;
+    ro.progress_payload = &appended;
+    int rc = pyprof_profile_load(&p, TMP, &ro, &err);
+    TAP_OK(appended, "the file was changed at the end of the read");
+    TAP_IS_INT(rc, PYPROF_EIO, "reading a tail again from a changed file fails");
+    char msg[512];
+    pyprof_error_format(&err, msg, sizeof msg);
+    TAP_IS_STR(msg, TMP ": offset 24: the file changed while it was being read",
+               "the error names the file, the offset and why");
+    pyprof_profile_free(p);
+
+    /* unchanged, the same file reads */
+    tap_write_file(TMP, text, strlen(text));
+    ro.progress = NULL;
+    p = NULL;
+    TAP_IS_INT(pyprof_profile_load(&p, TMP, &ro, &err), 0, "the unchanged file reads");
+    size_t n = p ? pyprof_profile_stack_count(p) : 0;
+    TAP_IS_INT((long long)n, 12, "with its 12 frames in the tree");
+    pyprof_profile_free(p);
+    pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
 }
 
 static void
@@ -319,6 +389,7 @@ main(void)
 {
     test_random();
     test_refusals();
+    test_changed_file();
     unlink(TMP);
     return tap_done();
 }

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -42,6 +43,7 @@ struct pyprof_input {
     const unsigned char *mem;
     size_t mem_len, mem_pos;
     int64_t mtime, fsize;
+    struct timespec mtim; /* to see whether a file read again has changed */
 
     /* raw layer */
     unsigned char *raw;
@@ -230,6 +232,7 @@ pyprof_input_open_file(pyprof_input **out, const char *path, pyprof_error *err)
             goto fail;
         }
         in->mtime = (int64_t)st.st_mtime;
+        in->mtim = st.st_mtim;
         if (S_ISREG(st.st_mode))
             in->fsize = (int64_t)st.st_size;
     }
@@ -630,6 +633,7 @@ pyprof__input_open_range(pyprof_input **out, pyprof_input *in, uint64_t start, u
     r->base = start;
     r->stop = end;
     r->mtime = in->mtime;
+    r->mtim = in->mtim;
     r->fsize = in->fsize;
     int rc = setup(r, false, err);
     if (rc < 0) {
@@ -668,4 +672,54 @@ pyprof_input_error_line(pyprof_input *in, pyprof_error *err, int code, const cha
     pyprof__error_setv(err, code, in->name, format, -1, (int64_t)line, fmt, ap);
     va_end(ap);
     return code;
+}
+
+/* ---- reading bytes again ------------------------------------------------------------------- */
+
+bool
+pyprof__input_rereadable(const pyprof_input *in)
+{
+    return !in->dctx && in->fsize >= 0;
+}
+
+uint64_t
+pyprof__input_offset_of(const pyprof_input *in, const void *p)
+{
+    const unsigned char *at = p;
+    return in->base + in->offset - (uint64_t)((in->buf + in->start) - at);
+}
+
+int
+pyprof__input_reread(pyprof_input *in, uint64_t at, void *dst, size_t n, pyprof_error *err)
+{
+    if (!pyprof__input_rereadable(in))
+        return PYPROF_EINVAL;
+    if (at > (uint64_t)in->fsize || n > (uint64_t)in->fsize - at)
+        goto changed;
+    if (in->fd < 0) {
+        memcpy(dst, in->mem + at, n);
+        return 0;
+    }
+    /* the bytes must be the ones read before: a file rewritten in between
+     * would silently give other frames */
+    struct stat st;
+    if (fstat(in->fd, &st) < 0)
+        return os_error(in, err, errno, "cannot stat");
+    if (st.st_size != in->fsize || st.st_mtim.tv_sec != in->mtim.tv_sec ||
+        st.st_mtim.tv_nsec != in->mtim.tv_nsec)
+        goto changed;
+    for (size_t got = 0; got < n;) {
+        ssize_t r = pread(in->fd, (unsigned char *)dst + got, n - got, (off_t)(at + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return os_error(in, err, errno, "read failed");
+        if (r == 0)
+            goto changed;
+        got += (size_t)r;
+    }
+    return 0;
+changed:
+    return pyprof_error_set(err, PYPROF_EIO, in->name, NULL, (int64_t)at, 0,
+                            "the file changed while it was being read");
 }
