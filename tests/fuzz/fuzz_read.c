@@ -20,6 +20,8 @@
 #endif
 
 #if defined(FUZZ_LAZY)
+#include "collapsed.h" /* pyprof__collapsed_tail_text */
+
 /* True if every stack weight of p is an integer, so that sums do not
  * depend on the order of the additions (node ids differ between an eager
  * and a lazy read). */
@@ -36,7 +38,9 @@ integer_weights(const pyprof_profile *p)
 }
 
 /* A lazy read (stack_elide_below) must draw the flame graph the whole tree
- * draws, frame for frame; the look comes from the input's first bytes. */
+ * draws, frame for frame; the look comes from the input's first bytes, and
+ * how tails are kept from its last (as text with the defaults, as text
+ * read again at every push, as functions only). */
 static void
 check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
            const pyprof_read_options *base)
@@ -53,7 +57,12 @@ check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
     pyprof_error err = PYPROF_ERROR_INIT;
     if (pyprof_input_open_memory(&in, data, size, "fuzz", &err) < 0)
         return;
-    if (pyprof_profile_read(&lazy, in, &opts, &err) < 0)
+    static const size_t keep[3][2] = {{6, 8}, {0, 1}, {SIZE_MAX, 8}};
+    unsigned k = size ? data[size - 1] % 3 : 0;
+    pyprof__collapsed_tail_text(keep[k][0], keep[k][1]);
+    int rc = pyprof_profile_read(&lazy, in, &opts, &err);
+    pyprof__collapsed_tail_text(keep[0][0], keep[0][1]);
+    if (rc < 0)
         __builtin_trap(); /* the whole read worked */
     pyprof_flame *a = NULL, *b = NULL;
     pyprof_error e1 = PYPROF_ERROR_INIT, e2 = PYPROF_ERROR_INIT;
