@@ -18,15 +18,15 @@
  *
  * Most tails are never needed past their first frames: on the 1 GB file,
  * 97% of the frames put in tails are still there at the end, in tails too
- * light to draw.  So when the input can be read again (a plain file, not a
- * pipe or zstd), a tail keeps the functions of the few frames the walk had
- * already looked up and, for the rest, only where their text is in the
- * file: 12 bytes however deep the stack.  The text is read again (pread)
- * and split into functions a few frames at a time, when a push needs them
- * (collapsed_stack.c, tail_fill): on the 1 GB file for about one tail in
- * ten.  Keeping the text itself would fault in half a GB of fresh memory,
- * and looking up every frame (what happens when the input cannot be read
- * again) is half of all the lookups of the file.
+ * light to draw.  So when the input can be read again (a plain file or
+ * memory, not a pipe or zstd), a tail keeps the functions of its first few
+ * frames and, for the rest, only where their text is in the file: 12 bytes
+ * however deep the stack.  The text is read again (pread) and split into
+ * functions a few frames at a time when a push needs them (collapsed_stack.c,
+ * tail_fill): on the 1 GB file 12,000 times for 500,000 tails.  Keeping the
+ * text itself would fault in half a GB of fresh memory, and looking up
+ * every frame (what happens when the input cannot be read again) is half
+ * of all the lookups of the file.
  *
  * The lists live in chunks that never move (tails keep pointers into them),
  * and a tail's list is shortened from the front as it moves down, so a
