@@ -424,13 +424,8 @@ tail_fill(reader *r, struct tail *t)
         return 0;
     int rc;
     size_t len = t->text_len, n, next;
-    if (len > r->tbuf_cap) {
-        char *b = pyprof__realloc(r->tbuf, len);
-        if (!b)
-            return PYPROF_ENOMEM;
-        r->tbuf = b;
-        r->tbuf_cap = len;
-    }
+    if (PYPROF_GROW(r->tbuf, r->tbuf_cap, len) < 0)
+        return PYPROF_ENOMEM;
     if ((rc = pyprof__input_reread(r->in, t->text_at, r->tbuf, len, r->err)) < 0 ||
         (rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, fill_frames, plain_ascii(r->tbuf, len),
                          &n, &next)) < 0)
@@ -527,9 +522,6 @@ walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph)
  * lookups to overlap, few enough that little is hashed past the first
  * frame new to the tree (where a deferred stack stops). */
 #define WALK_AHEAD 8
-
-
-
 
 /*
  * Walk the frames s[pos..len) down from `parent` (path hash `ph`, the
