@@ -104,6 +104,8 @@ pyprof__tail_new(reader *r, pyprof_id node, pyprof_id *funcs, size_t n, uint64_t
         return PYPROF_ELIMIT;
     if (PYPROF_GROW(r->tails, r->tails_cap, r->ntails + 1) < 0)
         return PYPROF_ENOMEM;
+    if (n == 0)
+        funcs = NULL; /* (not the caller's scratch: tail_fill sets it) */
     if (copy && n) {
         pyprof_id *t = pyprof__tail_room(r, n);
         if (!t)

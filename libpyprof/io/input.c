@@ -721,5 +721,6 @@ pyprof__input_reread(pyprof_input *in, uint64_t at, void *dst, size_t n, pyprof_
     return 0;
 changed:
     return pyprof_error_set(err, PYPROF_EIO, in->name, NULL, (int64_t)at, 0,
-                            "the file changed while it was being read");
+                            "the file changed while it was being read (read a copy, or pipe it "
+                            "in)");
 }
