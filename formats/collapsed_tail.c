@@ -17,7 +17,7 @@
  * recorded as elided weight under their node.
  *
  * Most tails are never needed past their first frames: on the 1 GB file,
- * 97% of the frames put in tails are still there at the end, in tails too
+ * 93% of the frames put in tails are still there at the end, in tails too
  * light to draw.  So when the input can be read again (a plain file or
  * memory, not a pipe or zstd), a tail keeps the functions of its first few
  * frames and, for the rest, only where their text is in the file: 12 bytes
