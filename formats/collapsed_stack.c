@@ -427,8 +427,8 @@ tail_fill(reader *r, struct tail *t)
     if (PYPROF_GROW(r->tbuf, r->tbuf_cap, len) < 0)
         return PYPROF_ENOMEM;
     if ((rc = pyprof__input_reread(r->in, t->text_at, r->tbuf, len, r->err)) < 0 ||
-        (rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, fill_frames, plain_ascii(r->tbuf, len),
-                         &n, &next)) < 0)
+        (rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, fill_frames, plain_ascii(r->tbuf, len), &n,
+                         &next)) < 0)
         return rc;
     pyprof_id *f = pyprof__tail_room(r, n);
     if (!f)
@@ -511,7 +511,8 @@ walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph)
         ph = path_hash(ph, f);
         if ((rc = step_down(r, &parent, ph, f, &fresh)) < 0)
             return rc;
-        if (fresh && (t.n || t.text_len)) /* the rest stays a tail (its list is in a chunk already) */
+        /* the rest stays a tail (its list is in a chunk already) */
+        if (fresh && (t.n || t.text_len))
             return pyprof__tail_new(r, parent, t.funcs, t.n, t.text_at, t.text_len, t.w, ph, false);
     }
     add_self(r, parent, t.w, t.w);
@@ -603,7 +604,8 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
                 /* the rest: the functions of this window and of a few
                  * frames more, then the text after those; all functions
                  * if the text cannot be read again */
-                size_t m = n - j - 1, more = 0, rest = fw[n - 1].end < len ? fw[n - 1].end + 1 : len;
+                size_t m = n - j - 1, more = 0;
+                size_t rest = fw[n - 1].end < len ? fw[n - 1].end + 1 : len;
                 size_t want = !r->text_tails || len - rest > UINT32_MAX ? SIZE_MAX
                               : m < tail_known                          ? tail_known - m
                                                                         : 0;

@@ -212,8 +212,8 @@ static const struct keep {
     const char *name;
     size_t known, fill;
 } keeps[] = {
-    {"", 6, 8},                                  /* the defaults */
-    {", text read at every push", 0, 1},         /* every push reads the file again */
+    {"", 6, 8},                                 /* the defaults */
+    {", text read at every push", 0, 1},        /* every push reads the file again */
     {", tails as functions only", SIZE_MAX, 8}, /* as from a pipe or zstd */
 };
 
@@ -225,8 +225,10 @@ check_file(const char *name0, const tap_buf *b, bool halves)
     pyprof_profile *whole = load(0, false);
     if (!TAP_OK(whole, "%s: read whole", name0))
         return;
-    for (size_t k = 0; k < sizeof keeps / sizeof *keeps; k++)
-    for (int split = 0; split < 2; split++) {
+    /* each way of keeping tails, in one pass and in two halves */
+    for (size_t run = 0; run < 2 * (sizeof keeps / sizeof *keeps); run++) {
+        size_t k = run / 2;
+        int split = (int)(run % 2);
         char name[256];
         snprintf(name, sizeof name, "%s%s", name0, keeps[k].name);
         pyprof__collapsed_tail_text(keeps[k].known, keeps[k].fill);
@@ -299,8 +301,9 @@ test_changed_file(void)
     TAP_IS_INT(rc, PYPROF_EIO, "reading a tail again from a changed file fails");
     char msg[512];
     pyprof_error_format(&err, msg, sizeof msg);
-    TAP_IS_STR(msg, TMP ": offset 24: the file changed while it was being read (read a copy, or pipe "
-               "it in)",
+    TAP_IS_STR(msg,
+               TMP ": offset 24: the file changed while it was being read (read a copy, or pipe "
+                   "it in)",
                "the error names the file, the offset and why");
     pyprof_profile_free(p);
 
