@@ -207,8 +207,8 @@ pyprof__pickle_bytes(const pyprof__pickle *pk, pyprof__pk_id id, size_t *len)
     if (n->type != PYPROF__PK_STR && n->type != PYPROF__PK_BYTES)
         return NULL;
     *len = n->len;
-    if (n->sub == PK_IN_POOL)
-        return pk->pool + n->u.at;
+    if (n->sub == PK_IN_POOL) /* (an empty text decoded before anything else has no pool) */
+        return pk->pool ? pk->pool + n->u.at : "";
     return (const char *)pk->data + n->u.at;
 }
 

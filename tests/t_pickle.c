@@ -139,6 +139,7 @@ test_scalars(void)
               "caf\xc3\xa9 \xf0\x9f\x98\x80 \xc3\xa9");
     TEXT_CASE("UNICODE even backslashes are not escapes", "Va\\\\u0041\n.", PYPROF__PK_STR,
               "a\\\\u0041");
+    TEXT_CASE("UNICODE empty, the first text decoded (no pool yet)", "V\n.", PYPROF__PK_STR, "");
     TEXT_CASE("UNICODE surrogate pair", "V\\ud83d\\ude00\n.", PYPROF__PK_STR, "\xf0\x9f\x98\x80");
     TEXT_CASE("BINUNICODE", "X\x03\x00\x00\x00\xc3\xa9!.", PYPROF__PK_STR, "\xc3\xa9!");
     TEXT_CASE("SHORT_BINUNICODE", "\x8c\x02ok.", PYPROF__PK_STR, "ok");
