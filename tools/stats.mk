@@ -31,3 +31,4 @@ EXTRA_DIST += tests/stats_pty.py
 TESTS += tests/stats_pstats_golden.sh
 dist_check_SCRIPTS += tests/stats_pstats_golden.sh
 EXTRA_DIST += tests/stats_lib.sh
+EXTRA_DIST += bench/stats.sh
