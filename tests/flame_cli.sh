@@ -44,7 +44,16 @@ tap_check "UTF-16 input" grep -q '<title>all (16 samples, 100%)</title>' "$d/u16
 "$T" "$F/austin3.austin" > "$d/austin.svg"
 tap_check "austin metadata is not drawn" sh -c "! grep -q '<title># ' '$d/austin.svg'"
 
-tap_check "--diff of two inputs" "$T" --diff "$F/diff.folded" "$F/plain.folded"
+# --diff BEFORE AFTER: widths are AFTER's, colours the change of self samples
+# (largest change 2 = full red or blue); io vanished, new appeared
+printf 'main;parse;read 5\nmain;work;compute 9\nmain;new 2\n' > "$d/after.folded"
+"$T" --diff "$F/plain.folded" "$d/after.folded" > "$d/d2.svg"
+for want in 'new (2 samples, 12.50%; +12.50%).*fill="rgb(255,0,0)"' \
+    'parse (5 samples, 31.25%; -12.50%).*fill="rgb(0,0,255)"' \
+    'compute (9 samples, 56.25%; 0.00%).*fill="rgb(255,255,255)"'; do
+    tap_check "--diff of two inputs: ${want%%)*})" grep -q "<title>$want" "$d/d2.svg"
+done
+tap_check "--diff of two inputs: a vanished frame is not drawn" sh -c "! grep -q '<title>io ' '$d/d2.svg'"
 "$T" "$F/diff.folded" > "$d/diff.svg"
 tap_check "two-count lines: differential tooltips" \
     grep -q '<title>a (12 samples, 75.00%; +12.50%)</title>' "$d/diff.svg"
