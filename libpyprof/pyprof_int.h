@@ -214,6 +214,12 @@ int pyprof__error_setv(pyprof_error *err, int code, const char *source, const ch
     __attribute__((format(printf, 7, 0)));
 /* strtod in the C locale. */
 double pyprof__strtod_c(const char *s, char **end);
+/* The decimal digits of v at p (at most 20 bytes, or 21 with the sign of
+ * a negative one; no NUL), as printf's %llu / %lld would write them;
+ * returns the end.  For writers of millions of integers, where printf's
+ * format parsing and locale switch would cost more than the rest. */
+char *pyprof__fmt_u64(char *p, uint64_t v);
+char *pyprof__fmt_i64(char *p, int64_t v);
 
 /* The file a profile was read from (its first source), or NULL: errors
  * about what a profile lacks name it, as errors about its bytes do. */

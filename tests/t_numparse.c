@@ -280,11 +280,61 @@ test_digits(void)
     }
 }
 
+/* pyprof__fmt_u64 / _i64 write what printf's %llu / %lld write, and
+ * nothing past the end they return. */
+static int
+fmt_agrees(uint64_t u, int64_t i)
+{
+    char got[32], want[32];
+    memset(got, '#', sizeof got);
+    char *end = pyprof__fmt_u64(got, u);
+    int n = snprintf(want, sizeof want, "%llu", (unsigned long long)u);
+    if (end - got != n || memcmp(got, want, (size_t)n) != 0 || got[n] != '#') {
+        tap_diag("fmt_u64(%s) gave '%.*s'", want, (int)(end - got), got);
+        return 0;
+    }
+    memset(got, '#', sizeof got);
+    end = pyprof__fmt_i64(got, i);
+    n = snprintf(want, sizeof want, "%lld", (long long)i);
+    if (end - got != n || memcmp(got, want, (size_t)n) != 0 || got[n] != '#') {
+        tap_diag("fmt_i64(%s) gave '%.*s'", want, (int)(end - got), got);
+        return 0;
+    }
+    return 1;
+}
+
+static void
+test_fmt(void)
+{
+    /* digit-count borders, 2^32, the 19/20-digit border, the extremes */
+    static const uint64_t edges[] = {
+        0, 1, 9, 10, 99, 100, 4294967295u, 4294967296u, 9999999999999999999u, UINT64_MAX,
+    };
+    int ok = 1;
+    for (size_t k = 0; k < sizeof edges / sizeof *edges; k++) {
+        ok &= fmt_agrees(edges[k], (int64_t)edges[k]);
+        ok &= fmt_agrees(edges[k] / 2 + 1, -(int64_t)(edges[k] / 2));
+    }
+    ok &= fmt_agrees(10000000000000000000u, INT64_MIN) & fmt_agrees(0, INT64_MAX);
+    TAP_OK(ok, "fmt_u64/_i64: digit-count borders, 2^32, 20 digits, UINT64_MAX, INT64_MIN");
+    long wrong = 0;
+    srand(7);
+    for (long i = 0; i < 200000; i++) {
+        uint64_t r = 0;
+        for (int k = 0; k < 4; k++)
+            r = r << 16 ^ (uint64_t)(rand() & 0xFFFF);
+        r >>= rand() % 64; /* every length of number */
+        wrong += !fmt_agrees(r, (int64_t)r);
+    }
+    TAP_OK(wrong == 0, "fmt_u64/_i64: 200,000 random values of every length (%ld wrong)", wrong);
+}
+
 int
 main(void)
 {
     test_edges();
     test_random();
     test_digits();
+    test_fmt();
     return tap_done();
 }

@@ -4,6 +4,7 @@
  * Output must use '.' as the decimal point whatever LC_NUMERIC says, and a
  * library must not call setlocale() behind its host program's back.  POSIX
  * uselocale() switches only the calling thread, only for the call.
+ * Integers need no locale at all, and are written by hand.
  */
 #include "config.h"
 
@@ -52,4 +53,27 @@ pyprof__strtod_c(const char *s, char **end)
     if (c)
         return strtod_l(s, end, c);
     return strtod(s, end);
+}
+
+char *
+pyprof__fmt_u64(char *p, uint64_t v)
+{
+    char tmp[20]; /* UINT64_MAX has 20 digits */
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+char *
+pyprof__fmt_i64(char *p, int64_t v)
+{
+    if (v >= 0)
+        return pyprof__fmt_u64(p, (uint64_t)v);
+    *p++ = '-';
+    return pyprof__fmt_u64(p, 0 - (uint64_t)v); /* INT64_MIN too: unsigned wraps */
 }
