@@ -22,64 +22,100 @@
 
 #include "render/convert_int.h"
 
-struct frame_text {
-    bool sanitized;
+/* Every function's frame text, made the first time a stack uses it: a big
+ * profile's stacks name each function thousands of times, and making its
+ * label (a snprintf) and cleaning it each time took most of the writer's
+ * time.  The texts are kept back to back in one buffer. */
+struct label {
+    size_t at, n; /* n == SIZE_MAX: not made yet */
 };
 
-static void
-put_clean(pyprof_output *o, const char *s, size_t n, struct frame_text *ft)
+struct labels {
+    char *text;
+    size_t len, cap;
+    struct label *of; /* by function id */
+    bool sanitized;   /* a ';' or a line break was replaced */
+};
+
+/* Append s[0..n) to the label text, ';' as ':' and line breaks as spaces. */
+static int
+add_clean(struct labels *l, const char *s, size_t n)
 {
-    size_t start = 0;
+    if (PYPROF_GROW(l->text, l->cap, l->len + n) < 0)
+        return PYPROF_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (c == ';' || c == '\n' || c == '\r') {
-            pyprof_output_write(o, s + start, i - start);
-            pyprof_output_write(o, c == ';' ? ":" : " ", 1);
-            start = i + 1;
-            ft->sanitized = true;
+            c = c == ';' ? ':' : ' ';
+            l->sanitized = true;
         }
+        l->text[l->len++] = c;
     }
-    pyprof_output_write(o, s + start, n - start);
+    return 0;
 }
 
-/* The frame text: for frames read from folded stacks exactly the original
- * text (pyprof_flame_frame_label knows each dialect's shape), otherwise
- * "NAME (FILE:LINE)" or the bare name of a built-in. */
+/* The frame text of func: for frames read from folded stacks exactly the
+ * original text (pyprof_flame_frame_label knows each dialect's shape),
+ * otherwise "NAME (FILE:LINE)" or the bare name of a built-in. */
 static int
-put_frame(pyprof_output *o, const pyprof_profile *p, pyprof_id func, struct frame_text *ft)
+label_of(struct labels *l, const pyprof_profile *p, pyprof_id func, const char **s, size_t *n)
 {
-    char small[512];
-    size_t n = pyprof_flame_frame_label(p, func, small, sizeof(small));
-    if (n < sizeof(small)) {
-        put_clean(o, small, n, ft);
-        return 0;
+    struct label *lb = &l->of[func];
+    if (lb->n == SIZE_MAX) {
+        char small[512];
+        size_t k = pyprof_flame_frame_label(p, func, small, sizeof(small));
+        size_t at = l->len;
+        int rc;
+        if (k < sizeof(small)) {
+            rc = add_clean(l, small, k);
+        } else {
+            char *big = pyprof__malloc(k + 1);
+            if (!big)
+                return PYPROF_ENOMEM;
+            pyprof_flame_frame_label(p, func, big, k + 1);
+            rc = add_clean(l, big, k);
+            pyprof__free(big);
+        }
+        if (rc < 0)
+            return rc;
+        *lb = (struct label){at, l->len - at};
     }
-    char *big = pyprof__malloc(n + 1);
-    if (!big)
+    *s = l->text + lb->at;
+    *n = lb->n;
+    return 0;
+}
+
+/* One output line, built in memory and written at once. */
+struct line {
+    char *b;
+    size_t n, cap;
+};
+
+static int
+line_add(struct line *ln, const char *s, size_t n)
+{
+    if (PYPROF_GROW(ln->b, ln->cap, ln->n + n) < 0)
         return PYPROF_ENOMEM;
-    pyprof_flame_frame_label(p, func, big, n + 1);
-    put_clean(o, big, n, ft);
-    pyprof__free(big);
+    memcpy(ln->b + ln->n, s, n);
+    ln->n += n;
     return 0;
 }
 
 /* Integers as integers; anything else in plain decimal notation, because
  * flamegraph.pl's grammar has no exponent. */
-static void
-put_count(pyprof_output *o, double v, bool *fractional)
+static int
+add_count(struct line *ln, double v, bool *fractional)
 {
-    if (v == floor(v) && fabs(v) < 9.0e15) {
-        pyprof_output_printf(o, "%lld", (long long)v);
-        return;
-    }
-    *fractional = true;
     char buf[64];
+    if (v == floor(v) && fabs(v) < 9.0e15)
+        return line_add(ln, buf, (size_t)(pyprof__fmt_i64(buf, (int64_t)v) - buf));
+    *fractional = true;
     for (int prec = 1; prec <= 20; prec++) {
         pyprof__snprintf_c(buf, sizeof(buf), "%.*f", prec, v);
         if (pyprof__strtod_c(buf, NULL) == v)
             break;
     }
-    pyprof_output_puts(o, buf);
+    return line_add(ln, buf, strlen(buf));
 }
 
 static int
@@ -93,7 +129,8 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         return rc;
     pyprof_id *path = NULL;
     size_t path_cap = 0;
-    struct frame_text ft = {false};
+    struct labels lab = {NULL, 0, 0, NULL, false};
+    struct line ln = {NULL, 0, 0};
     bool fractional = false;
     unsigned metrics = pyprof_profile_stack_metrics(p) >= 2 ? 2 : 1;
     /* seconds become integer microseconds; sample counts stay as they are */
@@ -110,6 +147,13 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     if (pyprof_profile_caps(in) & PYPROF_CAP_MEMORY)
         pyprof__note(opts->notes, "folded stacks have no memory timeline: it is dropped");
 
+    size_t nf = pyprof_profile_func_count(p);
+    if (!(lab.of = pyprof__malloc((nf ? nf : 1) * sizeof(*lab.of)))) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
+    for (size_t f = 0; f < nf; f++)
+        lab.of[f].n = SIZE_MAX;
     size_t nn = pyprof_profile_stack_count(p);
     for (size_t i = 0; i < nn; i++) {
         const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
@@ -135,21 +179,25 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
                 goto out;
             path[depth++] = id;
         }
+        ln.n = 0;
         while (depth-- > 0) {
-            if ((rc = put_frame(o, p, pyprof_profile_stack_node(p, path[depth])->func, &ft)) < 0)
+            pyprof_id func = pyprof_profile_stack_node(p, path[depth])->func;
+            const char *t;
+            size_t tn;
+            if ((rc = label_of(&lab, p, func, &t, &tn)) < 0 || (rc = line_add(&ln, t, tn)) < 0 ||
+                (rc = line_add(&ln, depth ? ";" : " ", 1)) < 0)
                 goto out;
-            if (depth)
-                pyprof_output_write(o, ";", 1);
         }
-        pyprof_output_write(o, " ", 1);
-        put_count(o, w[0], &fractional);
-        if (metrics == 2) {
-            pyprof_output_write(o, " ", 1);
-            put_count(o, w[1], &fractional);
-        }
-        pyprof_output_write(o, "\n", 1);
+        if ((rc = add_count(&ln, w[0], &fractional)) < 0)
+            goto out;
+        if (metrics == 2 &&
+            ((rc = line_add(&ln, " ", 1)) < 0 || (rc = add_count(&ln, w[1], &fractional)) < 0))
+            goto out;
+        if ((rc = line_add(&ln, "\n", 1)) < 0)
+            goto out;
+        pyprof_output_write(o, ln.b, ln.n);
     }
-    if (ft.sanitized)
+    if (lab.sanitized)
         pyprof__note(opts->notes, "';' and line breaks in frame names were replaced by ':' and "
                                   "spaces");
     if (fractional)
@@ -160,6 +208,9 @@ out:
         pyprof_error_set(err, rc, NULL, "collapsed", -1, 0, "cannot write folded stacks: %s",
                          pyprof_status_string(rc));
     pyprof__free(path);
+    pyprof__free(lab.text);
+    pyprof__free(lab.of);
+    pyprof__free(ln.b);
     pyprof_profile_free(owned);
     return rc;
 }
