@@ -19,17 +19,7 @@
  */
 #include "config.h"
 
-#include <cjson/cJSON.h>
-
 #include "render/convert_int.h"
-
-#define ADD_OR_FAIL(expr)                                                                          \
-    do {                                                                                           \
-        if (!(expr)) {                                                                             \
-            rc = PYPROF_ENOMEM;                                                                    \
-            goto out;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 static void
 table_notes(pyprof_profile *in, const pyprof_write_options *opts)
@@ -43,95 +33,148 @@ table_notes(pyprof_profile *in, const pyprof_write_options *opts)
         pyprof__note(opts->notes, "the function table has no memory timeline: it is dropped");
 }
 
-static int
-add_counts(cJSON *obj, const pyprof_counts *c)
+/* The document is streamed as it is made (see render/json_emit.c); these
+ * write one member: ',' unless first, the key, the value. */
+static void
+num_member(pyprof_output *o, bool first, const char *key, double v)
 {
-    return cJSON_AddNumberToObject(obj, "primcalls", (double)c->primcalls) &&
-           cJSON_AddNumberToObject(obj, "ncalls", (double)c->ncalls) &&
-           cJSON_AddNumberToObject(obj, "tottime", c->tottime) &&
-           cJSON_AddNumberToObject(obj, "cumtime", c->cumtime);
+    pyprof__json_key(o, first, key);
+    pyprof__json_number(o, v);
+}
+
+static void
+str_member(pyprof_output *o, bool first, const char *key, const char *v)
+{
+    pyprof__json_key(o, first, key);
+    pyprof__json_string(o, v);
+}
+
+static void
+put_counts(pyprof_output *o, const pyprof_counts *c)
+{
+    num_member(o, false, "primcalls", (double)c->primcalls);
+    num_member(o, false, "ncalls", (double)c->ncalls);
+    num_member(o, false, "tottime", c->tottime);
+    num_member(o, false, "cumtime", c->cumtime);
 }
 
 /* Line timings (lprof): "line_unit" (seconds per time unit) and one
  * record per line, "func" being an id of "functions". */
-static int
-add_lines(cJSON *root, pyprof_profile *p)
+static void
+put_lines(pyprof_output *o, pyprof_profile *p)
 {
     size_t n = pyprof_profile_line_count(p);
     if (!n)
-        return 0;
-    cJSON *lines;
-    if (!cJSON_AddNumberToObject(root, "line_unit", pyprof_profile_line_unit(p)) ||
-        !(lines = cJSON_AddArrayToObject(root, "lines")))
-        return PYPROF_ENOMEM;
+        return;
+    num_member(o, false, "line_unit", pyprof_profile_line_unit(p));
+    pyprof__json_key(o, false, "lines");
+    pyprof_output_write(o, "[", 1);
     for (size_t i = 0; i < n; i++) {
         const pyprof_line_stat *l = pyprof_profile_line(p, i);
-        cJSON *lo = cJSON_CreateObject();
-        if (!lo)
-            return PYPROF_ENOMEM;
-        cJSON_AddItemToArray(lines, lo);
-        if (!cJSON_AddNumberToObject(lo, "func", (double)l->func) ||
-            !cJSON_AddNumberToObject(lo, "line", (double)l->line) ||
-            !cJSON_AddNumberToObject(lo, "hits", (double)l->hits) ||
-            !cJSON_AddNumberToObject(lo, "time", l->time))
-            return PYPROF_ENOMEM;
+        pyprof_output_write(o, i ? ",{" : "{", i ? 2 : 1);
+        num_member(o, true, "func", (double)l->func);
+        num_member(o, false, "line", (double)l->line);
+        num_member(o, false, "hits", (double)l->hits);
+        num_member(o, false, "time", l->time);
+        pyprof_output_write(o, "}", 1);
     }
+    pyprof_output_write(o, "]", 1);
+}
+
+/* Indices 0..n-1 grouped by key (key_of(i) < nkeys), in index order within
+ * a key: by[start[k] .. start[k + 1]) are key k's.  A counting sort, so
+ * that each memory series can be written whole although the profile
+ * keeps samples of all series interleaved in time order. */
+static int
+group_by(size_t n, size_t nkeys, pyprof_id (*key_of)(const pyprof_profile *, size_t),
+         const pyprof_profile *p, size_t **by, size_t **start)
+{
+    *by = pyprof__malloc((n ? n : 1) * sizeof(**by));
+    *start = pyprof__calloc(nkeys + 1, sizeof(**start));
+    if (!*by || !*start)
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        (*start)[key_of(p, i) + 1]++;
+    for (size_t k = 0; k < nkeys; k++)
+        (*start)[k + 1] += (*start)[k];
+    size_t *at = pyprof__malloc((nkeys ? nkeys : 1) * sizeof(*at));
+    if (!at)
+        return PYPROF_ENOMEM;
+    memcpy(at, *start, nkeys * sizeof(*at));
+    for (size_t i = 0; i < n; i++)
+        (*by)[at[key_of(p, i)]++] = i;
+    pyprof__free(at);
     return 0;
+}
+
+static pyprof_id
+sample_series(const pyprof_profile *p, size_t i)
+{
+    return pyprof_profile_mem_sample(p, i)->series;
+}
+
+static pyprof_id
+bracket_series(const pyprof_profile *p, size_t i)
+{
+    return pyprof_profile_mem_bracket(p, i)->series;
 }
 
 /* Memory timelines (mprofile): every series, merged ones overlaid, with
  * its samples as [t, MiB] pairs and its function brackets. */
 static int
-add_memory(cJSON *root, pyprof_profile *p)
+put_memory(pyprof_output *o, pyprof_profile *p)
 {
     size_t ns = pyprof_profile_mem_series_count(p);
     if (!ns)
         return 0;
-    cJSON *series = cJSON_AddArrayToObject(root, "memory");
-    if (!series)
-        return PYPROF_ENOMEM;
-    cJSON **samples = pyprof__calloc(ns, sizeof(*samples));
-    cJSON **brackets = pyprof__calloc(ns, sizeof(*brackets));
-    int rc = 0;
-    if (!samples || !brackets) {
-        rc = PYPROF_ENOMEM;
+    size_t *sby = NULL, *sat = NULL, *bby = NULL, *bat = NULL;
+    int rc;
+    size_t nsamples = pyprof_profile_mem_sample_count(p);
+    size_t nbrackets = pyprof_profile_mem_bracket_count(p);
+    if ((rc = group_by(nsamples, ns, sample_series, p, &sby, &sat)) < 0 ||
+        (rc = group_by(nbrackets, ns, bracket_series, p, &bby, &bat)) < 0)
         goto out;
-    }
+    pyprof__json_key(o, false, "memory");
+    pyprof_output_write(o, "[", 1);
     for (size_t i = 0; i < ns; i++) {
         const pyprof_mem_series *ms = pyprof_profile_mem_series(p, (pyprof_id)i);
-        cJSON *so = cJSON_CreateObject();
-        ADD_OR_FAIL(so);
-        cJSON_AddItemToArray(series, so);
-        ADD_OR_FAIL(cJSON_AddStringToObject(so, "label", pyprof_profile_string(p, ms->label)));
-        ADD_OR_FAIL(cJSON_AddNumberToObject(so, "child", (double)ms->child));
         const pyprof_source *src = pyprof_profile_source(p, ms->source);
-        ADD_OR_FAIL(
-            cJSON_AddStringToObject(so, "source", src ? pyprof_profile_string(p, src->name) : ""));
-        ADD_OR_FAIL(samples[i] = cJSON_AddArrayToObject(so, "samples"));
-        ADD_OR_FAIL(brackets[i] = cJSON_AddArrayToObject(so, "functions"));
+        pyprof_output_write(o, i ? ",{" : "{", i ? 2 : 1);
+        str_member(o, true, "label", pyprof_profile_string(p, ms->label));
+        num_member(o, false, "child", (double)ms->child);
+        str_member(o, false, "source", src ? pyprof_profile_string(p, src->name) : "");
+        pyprof__json_key(o, false, "samples");
+        pyprof_output_write(o, "[", 1);
+        for (size_t k = sat[i]; k < sat[i + 1]; k++) {
+            const pyprof_mem_sample *m = pyprof_profile_mem_sample(p, sby[k]);
+            pyprof_output_write(o, k > sat[i] ? ",[" : "[", k > sat[i] ? 2 : 1);
+            pyprof__json_number(o, m->t);
+            pyprof_output_write(o, ",", 1);
+            pyprof__json_number(o, m->mib);
+            pyprof_output_write(o, "]", 1);
+        }
+        pyprof_output_write(o, "]", 1);
+        pyprof__json_key(o, false, "functions");
+        pyprof_output_write(o, "[", 1);
+        for (size_t k = bat[i]; k < bat[i + 1]; k++) {
+            const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(p, bby[k]);
+            pyprof_output_write(o, k > bat[i] ? ",{" : "{", k > bat[i] ? 2 : 1);
+            str_member(o, true, "name", pyprof_profile_string(p, b->name));
+            num_member(o, false, "t0", b->t0);
+            num_member(o, false, "t1", b->t1);
+            num_member(o, false, "m0", b->m0);
+            num_member(o, false, "m1", b->m1);
+            num_member(o, false, "level", b->level);
+            pyprof_output_write(o, "}", 1);
+        }
+        pyprof_output_write(o, "]}", 2);
     }
-    for (size_t i = 0; i < pyprof_profile_mem_sample_count(p); i++) {
-        const pyprof_mem_sample *m = pyprof_profile_mem_sample(p, i);
-        double pair[2] = {m->t, m->mib};
-        cJSON *a = cJSON_CreateDoubleArray(pair, 2);
-        ADD_OR_FAIL(a);
-        cJSON_AddItemToArray(samples[m->series], a);
-    }
-    for (size_t i = 0; i < pyprof_profile_mem_bracket_count(p); i++) {
-        const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(p, i);
-        cJSON *bo = cJSON_CreateObject();
-        ADD_OR_FAIL(bo);
-        cJSON_AddItemToArray(brackets[b->series], bo);
-        ADD_OR_FAIL(cJSON_AddStringToObject(bo, "name", pyprof_profile_string(p, b->name)));
-        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "t0", b->t0));
-        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "t1", b->t1));
-        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "m0", b->m0));
-        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "m1", b->m1));
-        ADD_OR_FAIL(cJSON_AddNumberToObject(bo, "level", b->level));
-    }
+    pyprof_output_write(o, "]", 1);
 out:
-    pyprof__free(samples);
-    pyprof__free(brackets);
+    pyprof__free(sby);
+    pyprof__free(sat);
+    pyprof__free(bby);
+    pyprof__free(bat);
     return rc;
 }
 
@@ -152,54 +195,48 @@ json_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opt
     }
     if (rc < 0)
         return rc;
-    cJSON *root = NULL, *funcs;
-    char *text = NULL;
-    ADD_OR_FAIL(root = cJSON_CreateObject());
-    ADD_OR_FAIL(cJSON_AddStringToObject(root, "format", "pyprof-functions"));
-    ADD_OR_FAIL(cJSON_AddNumberToObject(root, "version", 1));
-    ADD_OR_FAIL(cJSON_AddStringToObject(root, "time_unit",
-                                        pyprof__unit_is_seconds(p) ? "seconds" : "samples"));
-    ADD_OR_FAIL(funcs = cJSON_AddArrayToObject(root, "functions"));
+    pyprof_output_write(o, "{", 1);
+    str_member(o, true, "format", "pyprof-functions");
+    num_member(o, false, "version", 1);
+    str_member(o, false, "time_unit", pyprof__unit_is_seconds(p) ? "seconds" : "samples");
+    pyprof__json_key(o, false, "functions");
+    pyprof_output_write(o, "[", 1);
     for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
         const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
-        cJSON *fo, *callers;
-        ADD_OR_FAIL(fo = cJSON_CreateObject());
-        cJSON_AddItemToArray(funcs, fo);
-        ADD_OR_FAIL(cJSON_AddNumberToObject(fo, "id", (double)i));
-        ADD_OR_FAIL(cJSON_AddStringToObject(fo, "file", pyprof_profile_string(p, f->file)));
-        ADD_OR_FAIL(cJSON_AddNumberToObject(fo, "line", (double)f->line));
-        ADD_OR_FAIL(cJSON_AddStringToObject(fo, "name", pyprof_profile_string(p, f->name)));
-        ADD_OR_FAIL(add_counts(fo, &f->counts));
-        ADD_OR_FAIL(
-            cJSON_AddBoolToObject(fo, "caller_only", (f->flags & PYPROF_FUNC_CALLER_ONLY) != 0));
-        ADD_OR_FAIL(callers = cJSON_AddArrayToObject(fo, "callers"));
+        pyprof_output_write(o, i ? ",{" : "{", i ? 2 : 1);
+        num_member(o, true, "id", (double)i);
+        str_member(o, false, "file", pyprof_profile_string(p, f->file));
+        num_member(o, false, "line", (double)f->line);
+        str_member(o, false, "name", pyprof_profile_string(p, f->name));
+        put_counts(o, &f->counts);
+        pyprof__json_key(o, false, "caller_only");
+        pyprof_output_puts(o, f->flags & PYPROF_FUNC_CALLER_ONLY ? "true" : "false");
+        pyprof__json_key(o, false, "callers");
+        pyprof_output_write(o, "[", 1);
         const pyprof_id *es;
         size_t ne;
         if ((rc = pyprof_profile_callers(p, (pyprof_id)i, &es, &ne)) < 0)
             goto out;
         for (size_t k = 0; k < ne; k++) {
             const pyprof_edge *e = pyprof_profile_edge(p, es[k]);
-            cJSON *eo;
-            ADD_OR_FAIL(eo = cJSON_CreateObject());
-            cJSON_AddItemToArray(callers, eo);
-            ADD_OR_FAIL(cJSON_AddNumberToObject(eo, "id", (double)e->caller));
-            ADD_OR_FAIL(add_counts(eo, &e->counts));
+            pyprof_output_write(o, k ? ",{" : "{", k ? 2 : 1);
+            num_member(o, true, "id", (double)e->caller);
+            put_counts(o, &e->counts);
+            pyprof_output_write(o, "}", 1);
         }
+        pyprof_output_write(o, "]}", 2);
     }
-    PYPROF_TRY(add_lines(root, in));
-    PYPROF_TRY(add_memory(root, in));
-    ADD_OR_FAIL(text = cJSON_PrintUnformatted(root));
-    pyprof_output_puts(o, text);
-    pyprof_output_write(o, "\n", 1);
+    pyprof_output_write(o, "]", 1);
+    put_lines(o, in);
+    if ((rc = put_memory(o, in)) < 0)
+        goto out;
+    pyprof_output_write(o, "}\n", 2);
     if (pyprof_profile_caps(in) & PYPROF_CAP_STACKS)
         pyprof__note(opts->notes, "the function table has no stacks: only totals are kept");
 out:
     if (rc < 0)
         pyprof_error_set(err, rc, NULL, "json", -1, 0, "cannot write JSON: %s",
                          pyprof_status_string(rc));
-    if (text)
-        cJSON_free(text);
-    cJSON_Delete(root);
     pyprof_profile_free(owned);
     return rc;
 }

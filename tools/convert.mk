@@ -4,6 +4,7 @@
 libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/convert_int.h \
 	libpyprof/render/convert.c \
+	libpyprof/render/json_emit.c \
 	formats/pstats_write.c \
 	formats/collapsed_write.c \
 	formats/callgrind_write.c \
@@ -57,3 +58,11 @@ EXTRA_DIST += tests/fuzz/replay_callgrind.sh tests/fuzz/replay_speedscope.sh
 if !ENABLE_FUZZERS
 TESTS += tests/fuzz/replay_callgrind.sh tests/fuzz/replay_speedscope.sh
 endif
+
+# The streamed JSON text against the cJSON it replaced in the writers.
+check_PROGRAMS += tests/t_json_emit
+TESTS += tests/t_json_emit
+tests_t_json_emit_SOURCES = tests/t_json_emit.c tests/tap.h
+tests_t_json_emit_CPPFLAGS = $(TEST_CPPFLAGS) $(CJSON_CFLAGS)
+tests_t_json_emit_LDFLAGS = -static
+tests_t_json_emit_LDADD = $(TEST_LIBS) $(CJSON_LIBS)

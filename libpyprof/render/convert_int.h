@@ -31,6 +31,16 @@ extern const pyprof__writer pyprof__writer_csv;
 #define PYPROF__DBL_BUF 32
 const char *pyprof__fmt_double(char buf[PYPROF__DBL_BUF], double v);
 
+/* JSON streamed to an output (render/json_emit.c), byte for byte what
+ * cJSON_PrintUnformatted writes for the same values: a quoted, escaped
+ * string; a number ("null" for NaN and infinities; the text, NUL-ended,
+ * and its length, from _number_text); and a key with its colon, after a
+ * comma unless it is the object's first. */
+void pyprof__json_string(pyprof_output *o, const char *s);
+size_t pyprof__json_number_text(char buf[PYPROF__DBL_BUF], double v);
+void pyprof__json_number(pyprof_output *o, double v);
+void pyprof__json_key(pyprof_output *o, bool first, const char *key);
+
 /* Add a note when `notes` is not NULL; out of memory is ignored (notes are
  * advice, and the conversion itself should not fail for them). */
 void pyprof__note(pyprof_notes *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

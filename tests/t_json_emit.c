@@ -1,0 +1,136 @@
+/*
+ * t_json_emit.c - the streamed JSON text (render/json_emit.c) against
+ * cJSON_PrintUnformatted, which the JSON writers used to build documents
+ * with: numbers of every kind (integers, -0, the 15/17-digit border,
+ * subnormals, huge, NaN) and random bit patterns, and strings with every
+ * byte value, must come out byte for byte the same.  (Should a newer cJSON
+ * write numbers differently, this says so; which text to keep is then a
+ * decision about the documents' stability, not a bug in either.)
+ */
+#include "config.h"
+
+#include <cjson/cJSON.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "render/convert_int.h"
+#include "tap.h"
+
+/* 1 if our text of v is cJSON's */
+static int
+number_agrees(double v)
+{
+    char ours[PYPROF__DBL_BUF];
+    size_t n = pyprof__json_number_text(ours, v);
+    cJSON *item = cJSON_CreateNumber(v);
+    char *theirs = item ? cJSON_PrintUnformatted(item) : NULL;
+    int ok = theirs && strlen(theirs) == n && memcmp(ours, theirs, n) == 0 && ours[n] == '\0';
+    static int shown;
+    if (!ok && shown++ < 10)
+        tap_diag("%.17g: ours '%s', cJSON '%s'", v, ours, theirs ? theirs : "(none)");
+    cJSON_free(theirs);
+    cJSON_Delete(item);
+    return ok;
+}
+
+/* our quoted string of s, through a memory output */
+static char *
+ours_string(const char *s)
+{
+    pyprof_output *o;
+    if (pyprof_output_open_memory(&o, NULL) < 0)
+        return NULL;
+    pyprof__json_string(o, s);
+    size_t len;
+    const unsigned char *d = pyprof_output_data(o, &len);
+    char *copy = malloc(len + 1);
+    if (copy) {
+        memcpy(copy, d, len);
+        copy[len] = '\0';
+    }
+    pyprof_output_abort(o);
+    return copy;
+}
+
+static int
+string_agrees(const char *s)
+{
+    char *ours = ours_string(s);
+    cJSON *item = cJSON_CreateString(s);
+    char *theirs = item ? cJSON_PrintUnformatted(item) : NULL;
+    int ok = ours && theirs && strcmp(ours, theirs) == 0;
+    if (!ok)
+        tap_diag("ours %s, cJSON %s", ours ? ours : "(none)", theirs ? theirs : "(none)");
+    free(ours);
+    cJSON_free(theirs);
+    cJSON_Delete(item);
+    return ok;
+}
+
+int
+main(void)
+{
+    static const double edges[] = {
+        0.0,
+        1.0,
+        -1.0,
+        42.0,
+        999999999999999.0,
+        1e15,
+        1e15 + 1,
+        -1e15,
+        2.0e9,
+        1e20,
+        0.1,
+        0.5,
+        1.0 / 3,
+        2.0 / 3,
+        1e-7,
+        1.5e-300,
+        1e300,
+        DBL_MAX,
+        -DBL_MAX,
+        DBL_MIN,
+        5e-324,
+        0.000123456789,
+        123.456,
+        9.0e15 + 1,
+    };
+    int ok = 1;
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
+        ok &= number_agrees(edges[i]);
+    TAP_OK(ok, "numbers: integers, the 10^15 border, thirds, tiny, huge, subnormal as cJSON");
+    TAP_OK(number_agrees(-0.0), "-0 as cJSON writes it");
+    TAP_OK(number_agrees(NAN) && number_agrees(INFINITY) && number_agrees(-INFINITY),
+           "NaN and infinities: null");
+
+    /* random bit patterns (every exponent), and profile-like times:
+     * a random count of microseconds over 10^6, 10^9 */
+    long wrong = 0;
+    srand(11);
+    for (long i = 0; i < 100000; i++) {
+        uint64_t bits = 0;
+        for (int k = 0; k < 4; k++)
+            bits = bits << 16 ^ (uint64_t)(rand() & 0xFFFF);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        if (isnan(v))
+            continue;
+        wrong += !number_agrees(v);
+        wrong += !number_agrees((double)(rand() % 100000000) / (i % 2 ? 1e6 : 1e9));
+        wrong += !number_agrees((double)(rand() % 1000000));
+    }
+    TAP_OK(wrong == 0, "numbers: 300,000 random doubles, times and counts as cJSON (%ld differ)",
+           wrong);
+
+    char all[256];
+    for (int c = 1; c < 256; c++)
+        all[c - 1] = (char)c;
+    all[255] = '\0';
+    TAP_OK(string_agrees(all), "a string of every byte 1-255 escaped as cJSON escapes it");
+    TAP_OK(string_agrees("") && string_agrees("plain") && string_agrees("\"q\"\\") &&
+               string_agrees("caf\xc3\xa9 \xe2\x82\xac\n"),
+           "empty, plain, quotes and backslash, UTF-8 with a line break");
+    return tap_done();
+}
