@@ -1,6 +1,6 @@
 /*
  * speedscope_write.c - writer of speedscope JSON files (formats.md §11),
- * built with cJSON.
+ * streamed as it is made (render/json_emit.c: the text cJSON would write).
  *
  * One "sampled" profile: every stack node with a non-zero self weight is a
  * sample (its root-first path of frame indices) with that weight, in node
@@ -10,8 +10,6 @@
  * first (pyprof__stack_view), and a note says so.
  */
 #include "config.h"
-
-#include <cjson/cJSON.h>
 
 #include "render/convert_int.h"
 
@@ -38,15 +36,46 @@ profile_title(const pyprof_profile *p, const pyprof_write_options *opts)
     return "profile";
 }
 
-/* cJSON reports every failure as NULL; with the tree owned by `root`, one
- * check per added item is enough. */
-#define ADD_OR_FAIL(expr)                                                                          \
-    do {                                                                                           \
-        if (!(expr)) {                                                                             \
-            rc = PYPROF_ENOMEM;                                                                    \
-            goto out;                                                                              \
-        }                                                                                          \
-    } while (0)
+/* The nodes that are samples, in id order, and the sum of their weights
+ * (endValue, which comes before them in the file): nodes with a self
+ * weight, and zero-weight leaves, so that every function stays reachable.
+ * Negative weights are left out (*negative): speedscope rejects them. */
+static int
+sample_nodes(pyprof_profile *p, pyprof_id **ids, size_t *n, double *sum, bool *negative)
+{
+    size_t nn = pyprof_profile_stack_count(p);
+    *n = 0;
+    *sum = 0;
+    *negative = false;
+    if (!(*ids = pyprof__malloc((nn ? nn : 1) * sizeof(**ids))))
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; i < nn; i++) {
+        const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
+        if (nd->self[0] == 0) {
+            const pyprof_id *kids;
+            size_t nkids;
+            int rc = pyprof_profile_stack_children(p, (pyprof_id)i, &kids, &nkids);
+            if (rc < 0)
+                return rc;
+            if (nkids)
+                continue;
+        }
+        if (nd->self[0] < 0) {
+            *negative = true;
+            continue;
+        }
+        (*ids)[(*n)++] = (pyprof_id)i;
+        *sum += nd->self[0];
+    }
+    return 0;
+}
+
+static void
+str_member(pyprof_output *o, bool first, const char *key, const char *v)
+{
+    pyprof__json_key(o, first, key);
+    pyprof__json_string(o, v);
+}
 
 static int
 speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opts,
@@ -57,13 +86,14 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
     int rc = pyprof__stack_view(in, &p, &owned, &estimated, opts, err);
     if (rc < 0)
         return rc;
-    cJSON *root = NULL;
-    char *text = NULL;
     int32_t *frame_of = NULL;
-    pyprof_id *path = NULL;
-    size_t path_cap = 0;
+    pyprof_id *path = NULL, *ids = NULL;
+    size_t path_cap = 0, nids;
     size_t nf = pyprof_profile_func_count(p), nn = pyprof_profile_stack_count(p);
-
+    double sum;
+    bool negative;
+    if ((rc = sample_nodes(p, &ids, &nids, &sum, &negative)) < 0)
+        goto out;
     frame_of = pyprof__malloc((nf ? nf : 1) * sizeof(*frame_of));
     if (!frame_of) {
         rc = PYPROF_ENOMEM;
@@ -74,86 +104,62 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
     for (size_t i = 0; i < nn; i++)
         frame_of[pyprof_profile_stack_node(p, (pyprof_id)i)->func] = 0;
 
-    ADD_OR_FAIL(root = cJSON_CreateObject());
-    ADD_OR_FAIL(cJSON_AddStringToObject(root, "$schema", SPEEDSCOPE_SCHEMA));
-    cJSON *shared, *frames, *profiles, *prof, *samples, *weights;
-    ADD_OR_FAIL(shared = cJSON_AddObjectToObject(root, "shared"));
-    ADD_OR_FAIL(frames = cJSON_AddArrayToObject(shared, "frames"));
+    pyprof_output_write(o, "{", 1);
+    str_member(o, true, "$schema", SPEEDSCOPE_SCHEMA);
+    pyprof_output_puts(o, ",\"shared\":{\"frames\":[");
     int32_t nframes = 0;
     for (size_t i = 0; i < nf; i++) {
         if (frame_of[i] < 0)
             continue;
-        frame_of[i] = nframes++;
         const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
-        cJSON *fr;
-        ADD_OR_FAIL(fr = cJSON_CreateObject());
-        cJSON_AddItemToArray(frames, fr);
-        ADD_OR_FAIL(cJSON_AddStringToObject(fr, "name", pyprof_profile_string(p, f->name)));
+        pyprof_output_write(o, nframes ? ",{" : "{", nframes ? 2 : 1);
+        frame_of[i] = nframes++;
+        str_member(o, true, "name", pyprof_profile_string(p, f->name));
         if (pyprof_profile_string_len(p, f->file)) {
-            ADD_OR_FAIL(cJSON_AddStringToObject(fr, "file", pyprof_profile_string(p, f->file)));
-            ADD_OR_FAIL(cJSON_AddNumberToObject(fr, "line", (double)f->line));
+            str_member(o, false, "file", pyprof_profile_string(p, f->file));
+            pyprof__json_key(o, false, "line");
+            pyprof__json_number(o, (double)f->line);
         }
+        pyprof_output_write(o, "}", 1);
     }
-
-    ADD_OR_FAIL(profiles = cJSON_AddArrayToObject(root, "profiles"));
-    ADD_OR_FAIL(prof = cJSON_CreateObject());
-    cJSON_AddItemToArray(profiles, prof);
-    ADD_OR_FAIL(cJSON_AddStringToObject(prof, "type", "sampled"));
-    ADD_OR_FAIL(cJSON_AddStringToObject(prof, "name", profile_title(p, opts)));
-    ADD_OR_FAIL(cJSON_AddStringToObject(prof, "unit", unit_name(p)));
-    ADD_OR_FAIL(cJSON_AddNumberToObject(prof, "startValue", 0));
-    cJSON *end_value;
-    ADD_OR_FAIL(end_value = cJSON_AddNumberToObject(prof, "endValue", 0));
-    ADD_OR_FAIL(samples = cJSON_AddArrayToObject(prof, "samples"));
-    ADD_OR_FAIL(weights = cJSON_AddArrayToObject(prof, "weights"));
-    double sum = 0;
-    bool negative = false;
-    for (size_t i = 0; i < nn; i++) {
-        const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
-        if (nd->self[0] == 0) {
-            /* keep zero-weight leaves, so that every function stays reachable */
-            const pyprof_id *kids;
-            size_t nkids;
-            if ((rc = pyprof_profile_stack_children(p, (pyprof_id)i, &kids, &nkids)) < 0)
-                goto out;
-            if (nkids)
-                continue;
-        }
-        if (nd->self[0] < 0) {
-            negative = true; /* speedscope rejects negative weights */
-            continue;
-        }
+    pyprof_output_puts(o, "]},\"profiles\":[{");
+    str_member(o, true, "type", "sampled");
+    str_member(o, false, "name", profile_title(p, opts));
+    str_member(o, false, "unit", unit_name(p));
+    pyprof_output_puts(o, ",\"startValue\":0,\"endValue\":");
+    pyprof__json_number(o, sum);
+    pyprof_output_puts(o, ",\"samples\":[");
+    for (size_t k = 0; k < nids; k++) {
         size_t depth = 0;
-        for (pyprof_id id = (pyprof_id)i; id != PYPROF_NONE;
+        for (pyprof_id id = ids[k]; id != PYPROF_NONE;
              id = pyprof_profile_stack_node(p, id)->parent) {
             if ((rc = PYPROF_GROW(path, path_cap, depth + 1)) < 0)
                 goto out;
             path[depth++] = id;
         }
-        cJSON *stack;
-        ADD_OR_FAIL(stack = cJSON_CreateArray());
-        cJSON_AddItemToArray(samples, stack);
-        while (depth-- > 0) {
-            cJSON *num;
-            ADD_OR_FAIL(num = cJSON_CreateNumber(
-                            frame_of[pyprof_profile_stack_node(p, path[depth])->func]));
-            cJSON_AddItemToArray(stack, num);
+        pyprof_output_write(o, k ? ",[" : "[", k ? 2 : 1);
+        for (size_t d = depth; d-- > 0;) {
+            char num[PYPROF__DBL_BUF];
+            char *end = pyprof__fmt_i64(num, frame_of[pyprof_profile_stack_node(p, path[d])->func]);
+            if (d + 1 < depth)
+                pyprof_output_write(o, ",", 1);
+            pyprof_output_write(o, num, (size_t)(end - num));
         }
-        cJSON *w;
-        ADD_OR_FAIL(w = cJSON_CreateNumber(nd->self[0]));
-        cJSON_AddItemToArray(weights, w);
-        sum += nd->self[0];
+        pyprof_output_write(o, "]", 1);
     }
-    cJSON_SetNumberValue(end_value, sum);
-    ADD_OR_FAIL(cJSON_AddStringToObject(root, "name", profile_title(p, opts)));
-    ADD_OR_FAIL(cJSON_AddNumberToObject(root, "activeProfileIndex", 0));
+    pyprof_output_puts(o, "],\"weights\":[");
+    for (size_t k = 0; k < nids; k++) {
+        if (k)
+            pyprof_output_write(o, ",", 1);
+        pyprof__json_number(o, pyprof_profile_stack_node(p, ids[k])->self[0]);
+    }
+    pyprof_output_puts(o, "]}]");
+    str_member(o, false, "name", profile_title(p, opts));
+    pyprof_output_puts(o, ",\"activeProfileIndex\":0");
     char exporter[64];
     snprintf(exporter, sizeof(exporter), "libpyprof@%s", pyprof_version());
-    ADD_OR_FAIL(cJSON_AddStringToObject(root, "exporter", exporter));
-
-    ADD_OR_FAIL(text = cJSON_PrintUnformatted(root));
-    pyprof_output_puts(o, text);
-    pyprof_output_write(o, "\n", 1);
+    str_member(o, false, "exporter", exporter);
+    pyprof_output_write(o, "}\n", 2);
 
     if (negative)
         pyprof__note(opts->notes, "speedscope has no negative weights: those stacks are left out");
@@ -171,11 +177,9 @@ out:
     if (rc < 0)
         pyprof_error_set(err, rc, NULL, "speedscope", -1, 0, "cannot write speedscope JSON: %s",
                          pyprof_status_string(rc));
-    if (text)
-        cJSON_free(text);
-    cJSON_Delete(root);
     pyprof__free(frame_of);
     pyprof__free(path);
+    pyprof__free(ids);
     pyprof_profile_free(owned);
     return rc;
 }
