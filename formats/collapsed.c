@@ -93,11 +93,17 @@ split_count(const char *s, size_t len, size_t *stack_len, double *value)
             v = v * 10 + (uint64_t)(s[i] - '0');
         *value = (double)v;
     } else {
-        char buf[64];
-        size_t n = len - num < sizeof buf - 1 ? len - num : sizeof buf - 1;
+        /* a NUL-ended copy for strtod, of every digit: a count cut short
+         * would be a silently wrong number */
+        char small[64], *buf = small;
+        size_t n = len - num;
+        if (n >= sizeof small && !(buf = pyprof__malloc(n + 1)))
+            return false; /* reported as a malformed line, never misread */
         memcpy(buf, s + num, n);
         buf[n] = '\0';
         *value = pyprof__strtod_c(buf, NULL);
+        if (buf != small)
+            pyprof__free(buf);
     }
     *stack_len = num - 1;
     return true;

@@ -161,6 +161,26 @@ test_grammar(void)
     pyprof_profile_free(p);
 }
 
+/* Counts of any length are read whole: a count's digits cut off at a
+ * buffer's size gave a number 10^27 too small, and no warning. */
+static void
+test_long_counts(void)
+{
+    static const char digits[] = "1234567890123456789012345678901234567890"
+                                 "12345678901234567890123456789012345678901234567890";
+    char text[512];
+    snprintf(text, sizeof text, "a;b %s\na;c %s.5 %s\n", digits, digits, digits);
+    pyprof_profile *p = read_str(text);
+    double want = strtod(digits, NULL);
+    char frac[128];
+    snprintf(frac, sizeof frac, "%s.5", digits);
+    TAP_OK(p && self_of(p, "a;b", 0) == want, "a 90-digit count is read whole (%g)",
+           p ? self_of(p, "a;b", 0) : -1.0);
+    TAP_OK(p && self_of(p, "a;c", 0) == strtod(frac, NULL) && self_of(p, "a;c", 1) == want,
+           "...with a fraction, and as the first of two counts");
+    pyprof_profile_free(p);
+}
+
 static void
 test_bad_lines(void)
 {
@@ -377,6 +397,7 @@ int
 main(void)
 {
     test_grammar();
+    test_long_counts();
     test_bad_lines();
     test_encodings();
     test_dialects();
