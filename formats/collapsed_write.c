@@ -101,14 +101,18 @@ line_add(struct line *ln, const char *s, size_t n)
     return 0;
 }
 
-/* Integers as integers; anything else in plain decimal notation, because
- * flamegraph.pl's grammar has no exponent. */
+/* Integers as integers, of any size; anything else in plain decimal
+ * notation, because flamegraph.pl's grammar has no exponent. */
 static int
 add_count(struct line *ln, double v, bool *fractional)
 {
-    char buf[64];
+    char buf[400]; /* "%.0f" of DBL_MAX: 309 digits */
     if (v == floor(v) && fabs(v) < 9.0e15)
         return line_add(ln, buf, (size_t)(pyprof__fmt_i64(buf, (int64_t)v) - buf));
+    if (v == floor(v) && isfinite(v)) { /* every digit of the double, as written */
+        int n = pyprof__snprintf_c(buf, sizeof(buf), "%.0f", v);
+        return line_add(ln, buf, n > 0 ? (size_t)n : 0);
+    }
     *fractional = true;
     for (int prec = 1; prec <= 20; prec++) {
         pyprof__snprintf_c(buf, sizeof(buf), "%.*f", prec, v);

@@ -85,4 +85,16 @@ tap_check "missing input: one line naming the file" \
 : > "$d/empty.folded"
 "$T" -f collapsed "$d/empty.folded" > /dev/null 2> "$d/err"
 tap_check "no valid input: exit 1" test $? -eq 1
+# a count of 90 digits: read whole, shown whole (flamegraph.pl's %.0f of
+# the double, with commas), written back whole and not called fractional
+big=123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890
+want=123456789012345682605088655686354621222764112297217511295283277332448749541999975172407296
+printf 'a;b %s\n' "$big" > "$d/big.folded"
+"$T" "$d/big.folded" > "$d/big.svg"
+commas=$(echo "$want" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta')
+tap_check "a 90-digit count: every digit in the tooltip" grep -q "<title>b ($commas samples" "$d/big.svg"
+"${PYPROF_TOOLS:-$top_builddir/tools}/pyprof-convert" "$d/big.folded" -o "$d/big2.folded" 2> "$d/big.err"
+tap_check "a 90-digit count: written back as all its digits" grep -qx "a;b $want" "$d/big2.folded"
+tap_check "a 90-digit count: not called fractional" sh -c "! grep -q fractional '$d/big.err'"
+
 tap_done

@@ -26,11 +26,16 @@ static const char style_css[] =
     ".hide { display:none; }\n"
     ".parent { opacity:0.5; }\n";
 
+/* Room for any count or percentage as text: "%.0f" of DBL_MAX has 309
+ * digits, and 102 commas among them.  Absurd counts are still counts; a
+ * shorter buffer cut their digits off, a silently wrong number. */
+#define NUM_TEXT 420
+
 /* "%.0f" with thousands separators, as flamegraph.pl's tooltips */
 static void
 count_commas(char *out, size_t size, double v)
 {
-    char b[64];
+    char b[NUM_TEXT];
     pyprof__fmt_fixed0(b, sizeof b, v);
     const char *digits = b[0] == '-' ? b + 1 : b;
     size_t nd = strlen(digits), o = 0;
@@ -88,7 +93,7 @@ tip_str(tipbuf *t, const char *s)
 static void
 tooltip(const pyprof_flame *f, const pyprof_flame_frame *fr, char *out, size_t size)
 {
-    char n[64];
+    char n[NUM_TEXT];
     double factor = f->o.factor;
     double count = (fr->end - fr->start) * factor;
     count_commas(n, sizeof n, count);
@@ -103,7 +108,7 @@ tooltip(const pyprof_flame *f, const pyprof_flame_frame *fr, char *out, size_t s
         return;
     }
     /* the percentage uses the rounded count, as flamegraph.pl does */
-    char rounded[64], pct[64];
+    char rounded[NUM_TEXT], pct[NUM_TEXT];
     pyprof__fmt_fixed0(rounded, sizeof rounded, count);
     pyprof__fmt_fixed2(pct, sizeof pct, 100 * parse_count(rounded) / (f->total * factor));
     size_t nl = pyprof__flame_strip_annotation(fr->name, strlen(fr->name));
@@ -116,7 +121,7 @@ tooltip(const pyprof_flame *f, const pyprof_flame_frame *fr, char *out, size_t s
     tip_str(&t, pct);
     if (fr->has_delta) {
         double d = f->o.negate ? -fr->delta : fr->delta;
-        char dp[64]; /* "%s%.2f" of "+" (if d > 0) and the number, as before */
+        char dp[NUM_TEXT]; /* "%s%.2f" of "+" (if d > 0) and the number, as before */
         dp[0] = '+';
         pyprof__fmt_fixed2(dp + (d > 0), sizeof dp - (d > 0), 100 * d / (f->total * factor));
         tip_str(&t, "%; ");

@@ -585,7 +585,7 @@ round1(double v)
         if (fabs(frac - 0.5) > 1e-6)
             return copysign((fl + (frac > 0.5)) / 10, v);
     }
-    char b[64];
+    char b[400]; /* "%.1f" of DBL_MAX: 309 digits and ".0" */
     pyprof__snprintf_c(b, sizeof b, "%.1f", v);
     return pyprof__strtod_c(b, NULL);
 }
