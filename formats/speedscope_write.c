@@ -70,13 +70,6 @@ sample_nodes(pyprof_profile *p, pyprof_id **ids, size_t *n, double *sum, bool *n
     return 0;
 }
 
-static void
-str_member(pyprof_output *o, bool first, const char *key, const char *v)
-{
-    pyprof__json_key(o, first, key);
-    pyprof__json_string(o, v);
-}
-
 static int
 speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opts,
                  pyprof_error *err)
@@ -105,7 +98,7 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
         frame_of[pyprof_profile_stack_node(p, (pyprof_id)i)->func] = 0;
 
     pyprof_output_write(o, "{", 1);
-    str_member(o, true, "$schema", SPEEDSCOPE_SCHEMA);
+    pyprof__json_member_string(o, true, "$schema", SPEEDSCOPE_SCHEMA);
     pyprof_output_puts(o, ",\"shared\":{\"frames\":[");
     int32_t nframes = 0;
     for (size_t i = 0; i < nf; i++) {
@@ -114,18 +107,18 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
         const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
         pyprof_output_write(o, nframes ? ",{" : "{", nframes ? 2 : 1);
         frame_of[i] = nframes++;
-        str_member(o, true, "name", pyprof_profile_string(p, f->name));
+        pyprof__json_member_string(o, true, "name", pyprof_profile_string(p, f->name));
         if (pyprof_profile_string_len(p, f->file)) {
-            str_member(o, false, "file", pyprof_profile_string(p, f->file));
+            pyprof__json_member_string(o, false, "file", pyprof_profile_string(p, f->file));
             pyprof__json_key(o, false, "line");
             pyprof__json_number(o, (double)f->line);
         }
         pyprof_output_write(o, "}", 1);
     }
     pyprof_output_puts(o, "]},\"profiles\":[{");
-    str_member(o, true, "type", "sampled");
-    str_member(o, false, "name", profile_title(p, opts));
-    str_member(o, false, "unit", unit_name(p));
+    pyprof__json_member_string(o, true, "type", "sampled");
+    pyprof__json_member_string(o, false, "name", profile_title(p, opts));
+    pyprof__json_member_string(o, false, "unit", unit_name(p));
     pyprof_output_puts(o, ",\"startValue\":0,\"endValue\":");
     pyprof__json_number(o, sum);
     pyprof_output_puts(o, ",\"samples\":[");
@@ -154,11 +147,11 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
         pyprof__json_number(o, pyprof_profile_stack_node(p, ids[k])->self[0]);
     }
     pyprof_output_puts(o, "]}]");
-    str_member(o, false, "name", profile_title(p, opts));
+    pyprof__json_member_string(o, false, "name", profile_title(p, opts));
     pyprof_output_puts(o, ",\"activeProfileIndex\":0");
     char exporter[64];
     snprintf(exporter, sizeof(exporter), "libpyprof@%s", pyprof_version());
-    str_member(o, false, "exporter", exporter);
+    pyprof__json_member_string(o, false, "exporter", exporter);
     pyprof_output_write(o, "}\n", 2);
 
     if (negative)

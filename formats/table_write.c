@@ -33,29 +33,14 @@ table_notes(pyprof_profile *in, const pyprof_write_options *opts)
         pyprof__note(opts->notes, "the function table has no memory timeline: it is dropped");
 }
 
-/* The document is streamed as it is made (see render/json_emit.c); these
- * write one member: ',' unless first, the key, the value. */
-static void
-num_member(pyprof_output *o, bool first, const char *key, double v)
-{
-    pyprof__json_key(o, first, key);
-    pyprof__json_number(o, v);
-}
-
-static void
-str_member(pyprof_output *o, bool first, const char *key, const char *v)
-{
-    pyprof__json_key(o, first, key);
-    pyprof__json_string(o, v);
-}
-
+/* The document is streamed as it is made (see render/json_emit.c). */
 static void
 put_counts(pyprof_output *o, const pyprof_counts *c)
 {
-    num_member(o, false, "primcalls", (double)c->primcalls);
-    num_member(o, false, "ncalls", (double)c->ncalls);
-    num_member(o, false, "tottime", c->tottime);
-    num_member(o, false, "cumtime", c->cumtime);
+    pyprof__json_member_number(o, false, "primcalls", (double)c->primcalls);
+    pyprof__json_member_number(o, false, "ncalls", (double)c->ncalls);
+    pyprof__json_member_number(o, false, "tottime", c->tottime);
+    pyprof__json_member_number(o, false, "cumtime", c->cumtime);
 }
 
 /* Line timings (lprof): "line_unit" (seconds per time unit) and one
@@ -66,16 +51,16 @@ put_lines(pyprof_output *o, pyprof_profile *p)
     size_t n = pyprof_profile_line_count(p);
     if (!n)
         return;
-    num_member(o, false, "line_unit", pyprof_profile_line_unit(p));
+    pyprof__json_member_number(o, false, "line_unit", pyprof_profile_line_unit(p));
     pyprof__json_key(o, false, "lines");
     pyprof_output_write(o, "[", 1);
     for (size_t i = 0; i < n; i++) {
         const pyprof_line_stat *l = pyprof_profile_line(p, i);
         pyprof_output_write(o, i ? ",{" : "{", i ? 2 : 1);
-        num_member(o, true, "func", (double)l->func);
-        num_member(o, false, "line", (double)l->line);
-        num_member(o, false, "hits", (double)l->hits);
-        num_member(o, false, "time", l->time);
+        pyprof__json_member_number(o, true, "func", (double)l->func);
+        pyprof__json_member_number(o, false, "line", (double)l->line);
+        pyprof__json_member_number(o, false, "hits", (double)l->hits);
+        pyprof__json_member_number(o, false, "time", l->time);
         pyprof_output_write(o, "}", 1);
     }
     pyprof_output_write(o, "]", 1);
@@ -140,9 +125,10 @@ put_memory(pyprof_output *o, pyprof_profile *p)
         const pyprof_mem_series *ms = pyprof_profile_mem_series(p, (pyprof_id)i);
         const pyprof_source *src = pyprof_profile_source(p, ms->source);
         pyprof_output_write(o, i ? ",{" : "{", i ? 2 : 1);
-        str_member(o, true, "label", pyprof_profile_string(p, ms->label));
-        num_member(o, false, "child", (double)ms->child);
-        str_member(o, false, "source", src ? pyprof_profile_string(p, src->name) : "");
+        pyprof__json_member_string(o, true, "label", pyprof_profile_string(p, ms->label));
+        pyprof__json_member_number(o, false, "child", (double)ms->child);
+        pyprof__json_member_string(o, false, "source",
+                                   src ? pyprof_profile_string(p, src->name) : "");
         pyprof__json_key(o, false, "samples");
         pyprof_output_write(o, "[", 1);
         for (size_t k = sat[i]; k < sat[i + 1]; k++) {
@@ -159,12 +145,12 @@ put_memory(pyprof_output *o, pyprof_profile *p)
         for (size_t k = bat[i]; k < bat[i + 1]; k++) {
             const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(p, bby[k]);
             pyprof_output_write(o, k > bat[i] ? ",{" : "{", k > bat[i] ? 2 : 1);
-            str_member(o, true, "name", pyprof_profile_string(p, b->name));
-            num_member(o, false, "t0", b->t0);
-            num_member(o, false, "t1", b->t1);
-            num_member(o, false, "m0", b->m0);
-            num_member(o, false, "m1", b->m1);
-            num_member(o, false, "level", b->level);
+            pyprof__json_member_string(o, true, "name", pyprof_profile_string(p, b->name));
+            pyprof__json_member_number(o, false, "t0", b->t0);
+            pyprof__json_member_number(o, false, "t1", b->t1);
+            pyprof__json_member_number(o, false, "m0", b->m0);
+            pyprof__json_member_number(o, false, "m1", b->m1);
+            pyprof__json_member_number(o, false, "level", b->level);
             pyprof_output_write(o, "}", 1);
         }
         pyprof_output_write(o, "]}", 2);
@@ -196,18 +182,19 @@ json_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opt
     if (rc < 0)
         return rc;
     pyprof_output_write(o, "{", 1);
-    str_member(o, true, "format", "pyprof-functions");
-    num_member(o, false, "version", 1);
-    str_member(o, false, "time_unit", pyprof__unit_is_seconds(p) ? "seconds" : "samples");
+    pyprof__json_member_string(o, true, "format", "pyprof-functions");
+    pyprof__json_member_number(o, false, "version", 1);
+    pyprof__json_member_string(o, false, "time_unit",
+                               pyprof__unit_is_seconds(p) ? "seconds" : "samples");
     pyprof__json_key(o, false, "functions");
     pyprof_output_write(o, "[", 1);
     for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
         const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
         pyprof_output_write(o, i ? ",{" : "{", i ? 2 : 1);
-        num_member(o, true, "id", (double)i);
-        str_member(o, false, "file", pyprof_profile_string(p, f->file));
-        num_member(o, false, "line", (double)f->line);
-        str_member(o, false, "name", pyprof_profile_string(p, f->name));
+        pyprof__json_member_number(o, true, "id", (double)i);
+        pyprof__json_member_string(o, false, "file", pyprof_profile_string(p, f->file));
+        pyprof__json_member_number(o, false, "line", (double)f->line);
+        pyprof__json_member_string(o, false, "name", pyprof_profile_string(p, f->name));
         put_counts(o, &f->counts);
         pyprof__json_key(o, false, "caller_only");
         pyprof_output_puts(o, f->flags & PYPROF_FUNC_CALLER_ONLY ? "true" : "false");
@@ -220,7 +207,7 @@ json_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opt
         for (size_t k = 0; k < ne; k++) {
             const pyprof_edge *e = pyprof_profile_edge(p, es[k]);
             pyprof_output_write(o, k ? ",{" : "{", k ? 2 : 1);
-            num_member(o, true, "id", (double)e->caller);
+            pyprof__json_member_number(o, true, "id", (double)e->caller);
             put_counts(o, &e->counts);
             pyprof_output_write(o, "}", 1);
         }

@@ -40,6 +40,9 @@ void pyprof__json_string(pyprof_output *o, const char *s);
 size_t pyprof__json_number_text(char buf[PYPROF__DBL_BUF], double v);
 void pyprof__json_number(pyprof_output *o, double v);
 void pyprof__json_key(pyprof_output *o, bool first, const char *key);
+/* A whole member: the key as above, then the string or number. */
+void pyprof__json_member_string(pyprof_output *o, bool first, const char *key, const char *v);
+void pyprof__json_member_number(pyprof_output *o, bool first, const char *key, double v);
 
 /* Add a note when `notes` is not NULL; out of memory is ignored (notes are
  * advice, and the conversion itself should not fail for them). */

@@ -82,3 +82,17 @@ pyprof__json_key(pyprof_output *o, bool first, const char *key)
     pyprof__json_string(o, key);
     pyprof_output_write(o, ":", 1);
 }
+
+void
+pyprof__json_member_string(pyprof_output *o, bool first, const char *key, const char *v)
+{
+    pyprof__json_key(o, first, key);
+    pyprof__json_string(o, v);
+}
+
+void
+pyprof__json_member_number(pyprof_output *o, bool first, const char *key, double v)
+{
+    pyprof__json_key(o, first, key);
+    pyprof__json_number(o, v);
+}
