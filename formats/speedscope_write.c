@@ -1,6 +1,6 @@
 /*
  * speedscope_write.c - writer of speedscope JSON files (formats.md §11),
- * streamed as it is made (render/json_emit.c: the text cJSON would write).
+ * streamed as it is made (render/emit.c: the text cJSON would write).
  *
  * One "sampled" profile: every stack node with a non-zero self weight is a
  * sample (its root-first path of frame indices) with that weight, in node

@@ -33,7 +33,7 @@ table_notes(pyprof_profile *in, const pyprof_write_options *opts)
         pyprof__note(opts->notes, "the function table has no memory timeline: it is dropped");
 }
 
-/* The document is streamed as it is made (see render/json_emit.c). */
+/* The document is streamed as it is made (see render/emit.c). */
 static void
 put_counts(pyprof_output *o, const pyprof_counts *c)
 {
@@ -228,23 +228,6 @@ out:
     return rc;
 }
 
-/* RFC 4180: quote a field holding a comma, a quote or a line break. */
-static void
-put_csv_field(pyprof_output *o, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        pyprof_output_puts(o, s);
-        return;
-    }
-    pyprof_output_write(o, "\"", 1);
-    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
-        pyprof_output_write(o, s, (size_t)(q - s));
-        pyprof_output_write(o, "\"\"", 2);
-    }
-    pyprof_output_puts(o, s);
-    pyprof_output_write(o, "\"", 1);
-}
-
 static int
 csv_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opts, pyprof_error *err)
 {
@@ -257,9 +240,9 @@ csv_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opts
     for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
         const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
         pyprof_output_printf(o, "%zu,", i);
-        put_csv_field(o, pyprof_profile_string(p, f->file));
+        pyprof__csv_field(o, pyprof_profile_string(p, f->file));
         pyprof_output_printf(o, ",%lld,", (long long)f->line);
-        put_csv_field(o, pyprof_profile_string(p, f->name));
+        pyprof__csv_field(o, pyprof_profile_string(p, f->name));
         pyprof_output_printf(o, ",%lld,%lld,%s,%s\n", (long long)f->counts.primcalls,
                              (long long)f->counts.ncalls, pyprof__fmt_double(a, f->counts.tottime),
                              pyprof__fmt_double(b, f->counts.cumtime));

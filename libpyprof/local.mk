@@ -36,6 +36,12 @@ pyprofinclude_HEADERS += \
 EXTRA_DIST += libpyprof/libpyprof.pc.in
 DISTCLEANFILES += libpyprof/libpyprof.pc
 
+# Numbers, JSON and CSV values written to an output: every JSON and CSV
+# writer of the library shares them.
+libpyprof_libpyprof_la_SOURCES += \
+	libpyprof/render/emit.h \
+	libpyprof/render/emit.c
+
 # The backend-neutral scene shared by the flame and plot renderers.
 libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/scene.h \

@@ -1,11 +1,12 @@
 /*
- * t_json_emit.c - the streamed JSON text (render/json_emit.c) against
+ * t_json_emit.c - the streamed JSON text (render/emit.c) against
  * cJSON_PrintUnformatted, which the JSON writers used to build documents
  * with: numbers of every kind (integers, -0, the 15/17-digit border,
  * subnormals, huge, NaN) and random bit patterns, and strings with every
  * byte value, must come out byte for byte the same.  (Should a newer cJSON
  * write numbers differently, this says so; which text to keep is then a
- * decision about the documents' stability, not a bug in either.)
+ * decision about the documents' stability, not a bug in either.)  Also the
+ * CSV fields and the exact numbers the other writers use.
  */
 #include "config.h"
 
@@ -34,14 +35,14 @@ number_agrees(double v)
     return ok;
 }
 
-/* our quoted string of s, through a memory output */
+/* what write(o, s) writes, through a memory output */
 static char *
-ours_string(const char *s)
+written(void (*write)(pyprof_output *, const char *), const char *s)
 {
     pyprof_output *o;
     if (pyprof_output_open_memory(&o, NULL) < 0)
         return NULL;
-    pyprof__json_string(o, s);
+    write(o, s);
     size_t len;
     const unsigned char *d = pyprof_output_data(o, &len);
     char *copy = malloc(len + 1);
@@ -56,7 +57,7 @@ ours_string(const char *s)
 static int
 string_agrees(const char *s)
 {
-    char *ours = ours_string(s);
+    char *ours = written(pyprof__json_string, s);
     cJSON *item = cJSON_CreateString(s);
     char *theirs = item ? cJSON_PrintUnformatted(item) : NULL;
     int ok = ours && theirs && strcmp(ours, theirs) == 0;
@@ -65,6 +66,42 @@ string_agrees(const char *s)
     free(ours);
     cJSON_free(theirs);
     cJSON_Delete(item);
+    return ok;
+}
+
+/* 1 if s is written as the CSV field `want` */
+static int
+csv_is(const char *s, const char *want)
+{
+    char *got = written(pyprof__csv_field, s);
+    int ok = got && strcmp(got, want) == 0;
+    if (!ok)
+        tap_diag("CSV of [%s]: [%s], want [%s]", s, got ? got : "(none)", want);
+    free(got);
+    return ok;
+}
+
+/* pyprof__json_exact of this, in the shape written() calls */
+static double exact_arg;
+
+static void
+json_exact_arg(pyprof_output *o, const char *unused)
+{
+    (void)unused;
+    pyprof__json_exact(o, exact_arg);
+}
+
+/* 1 if pyprof__json_exact writes v as a number that reads back as v, in
+ * at most 17 significant digits */
+static int
+exact_reads_back(double v)
+{
+    exact_arg = v;
+    char *got = written(json_exact_arg, "");
+    int ok = got && strtod(got, NULL) == v && strspn(got, "-0123456789.e+") == strlen(got);
+    if (!ok)
+        tap_diag("%.17g written as %s", v, got ? got : "(none)");
+    free(got);
     return ok;
 }
 
@@ -132,5 +169,27 @@ main(void)
     TAP_OK(string_agrees("") && string_agrees("plain") && string_agrees("\"q\"\\") &&
                string_agrees("caf\xc3\xa9 \xe2\x82\xac\n"),
            "empty, plain, quotes and backslash, UTF-8 with a line break");
+
+    TAP_OK(csv_is("plain name", "plain name") && csv_is("", "") && csv_is("a,b", "\"a,b\"") &&
+               csv_is("say \"hi\"", "\"say \"\"hi\"\"\"") && csv_is("\"", "\"\"\"\"") &&
+               csv_is("x\r\ny", "\"x\r\ny\"") &&
+               csv_is("<lambda>;f (a.py:1)", "<lambda>;f (a.py:1)"),
+           "CSV fields: quoted only with a comma, quote or line break; quotes doubled");
+
+    int back = 1;
+    for (long i = 0; i < 20000; i++) {
+        uint64_t bits = 0;
+        for (int k = 0; k < 4; k++)
+            bits = bits << 16 ^ (uint64_t)(rand() & 0xFFFF);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        if (isfinite(v))
+            back &= exact_reads_back(v) & exact_reads_back((double)(rand() % 1000000) / 1e6);
+    }
+    TAP_OK(back, "exact numbers: 40,000 random doubles read back as themselves");
+    exact_arg = NAN;
+    char *nul = written(json_exact_arg, "");
+    TAP_OK(nul && strcmp(nul, "null") == 0, "exact numbers: NaN is null");
+    free(nul);
     return tap_done();
 }

@@ -4,7 +4,6 @@
 libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/convert_int.h \
 	libpyprof/render/convert.c \
-	libpyprof/render/json_emit.c \
 	formats/pstats_write.c \
 	formats/collapsed_write.c \
 	formats/callgrind_write.c \

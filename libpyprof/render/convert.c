@@ -206,21 +206,6 @@ pyprof_profile_write(pyprof_profile *p, pyprof_output *out, const char *format,
 
 /* ---- helpers shared by the writers --------------------------------------------- */
 
-const char *
-pyprof__fmt_double(char buf[PYPROF__DBL_BUF], double v)
-{
-    if (isnan(v))
-        return strcpy(buf, "nan");
-    if (isinf(v))
-        return strcpy(buf, v < 0 ? "-inf" : "inf");
-    for (int prec = 15; prec <= 17; prec++) {
-        pyprof__snprintf_c(buf, PYPROF__DBL_BUF, "%.*g", prec, v);
-        if (prec == 17 || pyprof__strtod_c(buf, NULL) == v)
-            break;
-    }
-    return buf;
-}
-
 bool
 pyprof__has_callgraph(const pyprof_profile *p)
 {

@@ -82,35 +82,6 @@ fmt_rel(char *buf, size_t n, double delta, double before)
         snprintf(buf, n, "%s", delta == 0 ? "0.0%" : "n/a");
 }
 
-static void
-put_json_str(pyprof_output *o, const char *s)
-{
-    pyprof_output_write(o, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            pyprof_output_printf(o, "\\%c", c);
-        else if (c < 0x20)
-            pyprof_output_printf(o, "\\u%04x", c);
-        else
-            pyprof_output_write(o, s, 1);
-    }
-    pyprof_output_write(o, "\"", 1);
-}
-
-static void
-put_csv_str(pyprof_output *o, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        pyprof_output_puts(o, s);
-        return;
-    }
-    pyprof_output_write(o, "\"", 1);
-    for (; *s; s++)
-        pyprof_output_write(o, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    pyprof_output_write(o, "\"", 1);
-}
-
 static const char *const status_name[] = {"changed", "new", "vanished"};
 
 static int
@@ -135,9 +106,9 @@ put_row_machine(pyprof_output *o, pyprof_profile *keys, const struct row *r, boo
     pyprof__fmt_double(v[7], r->tb != 0 ? td / r->tb : 0);
     if (json) {
         pyprof_output_printf(o, "{\"status\":\"%s\",\"file\":", status_name[row_status(r)]);
-        put_json_str(o, pyprof_profile_string(keys, f->file));
+        pyprof__json_string(o, pyprof_profile_string(keys, f->file));
         pyprof_output_printf(o, ",\"line\":%lld,\"name\":", (long long)f->line);
-        put_json_str(o, pyprof_profile_string(keys, f->name));
+        pyprof__json_string(o, pyprof_profile_string(keys, f->name));
         pyprof_output_printf(o,
                              ",\"self_before\":%s,\"self_after\":%s,\"self_delta\":%s,"
                              "\"self_rel\":%s,\"total_before\":%s,\"total_after\":%s,"
@@ -147,9 +118,9 @@ put_row_machine(pyprof_output *o, pyprof_profile *keys, const struct row *r, boo
                              r->tb != 0 ? v[7] : "null", (long long)r->cb, (long long)r->ca);
     } else {
         pyprof_output_printf(o, "%s,", status_name[row_status(r)]);
-        put_csv_str(o, pyprof_profile_string(keys, f->file));
+        pyprof__csv_field(o, pyprof_profile_string(keys, f->file));
         pyprof_output_printf(o, ",%lld,", (long long)f->line);
-        put_csv_str(o, pyprof_profile_string(keys, f->name));
+        pyprof__csv_field(o, pyprof_profile_string(keys, f->name));
         pyprof_output_printf(o, ",%s,%s,%s,%s,%s,%s,%s,%s,%lld,%lld\n", v[0], v[1], v[2],
                              r->sb != 0 ? v[3] : "", v[4], v[5], v[6], r->tb != 0 ? v[7] : "",
                              (long long)r->cb, (long long)r->ca);
@@ -232,9 +203,9 @@ pyprof_diff_write(pyprof_profile *before, pyprof_profile *after, pyprof_output *
     if (json) {
         char b1[PYPROF__DBL_BUF], b2[PYPROF__DBL_BUF], b3[PYPROF__DBL_BUF];
         pyprof_output_puts(o, "{\"before\":");
-        put_json_str(o, lb);
+        pyprof__json_string(o, lb);
         pyprof_output_puts(o, ",\"after\":");
-        put_json_str(o, la);
+        pyprof__json_string(o, la);
         pyprof_output_printf(o,
                              ",\"total_before\":%s,\"total_after\":%s,\"normalized\":%s,"
                              "\"scale\":%s,\"sort\":\"%s\",\"rows\":[",

@@ -10,6 +10,8 @@
 
 #include <pyprof/convert.h>
 
+#include "render/emit.h"
+
 typedef struct pyprof__writer {
     const char *name;        /* canonical name, as -t takes it */
     const char *aliases;     /* space-separated other names, or NULL */
@@ -25,24 +27,6 @@ extern const pyprof__writer pyprof__writer_callgrind;
 extern const pyprof__writer pyprof__writer_speedscope;
 extern const pyprof__writer pyprof__writer_json;
 extern const pyprof__writer pyprof__writer_csv;
-
-/* Shortest "%.15g".."%.17g" text of `v` that reads back as `v` (C locale);
- * "nan", "inf", "-inf" for the non-finite.  `buf` holds at least 32 bytes. */
-#define PYPROF__DBL_BUF 32
-const char *pyprof__fmt_double(char buf[PYPROF__DBL_BUF], double v);
-
-/* JSON streamed to an output (render/json_emit.c), byte for byte what
- * cJSON_PrintUnformatted writes for the same values: a quoted, escaped
- * string; a number ("null" for NaN and infinities; the text, NUL-ended,
- * and its length, from _number_text); and a key with its colon, after a
- * comma unless it is the object's first. */
-void pyprof__json_string(pyprof_output *o, const char *s);
-size_t pyprof__json_number_text(char buf[PYPROF__DBL_BUF], double v);
-void pyprof__json_number(pyprof_output *o, double v);
-void pyprof__json_key(pyprof_output *o, bool first, const char *key);
-/* A whole member: the key as above, then the string or number. */
-void pyprof__json_member_string(pyprof_output *o, bool first, const char *key, const char *v);
-void pyprof__json_member_number(pyprof_output *o, bool first, const char *key, double v);
 
 /* Add a note when `notes` is not NULL; out of memory is ignored (notes are
  * advice, and the conversion itself should not fail for them). */

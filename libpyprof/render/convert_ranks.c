@@ -220,23 +220,6 @@ put_stat_csv(pyprof_output *o, const pyprof_rank_stat *s)
                          pyprof__fmt_double(b[5], s->imbalance), s->argmax);
 }
 
-/* A JSON string with the escapes RFC 8259 requires. */
-static void
-put_json_str(pyprof_output *o, const char *s)
-{
-    pyprof_output_write(o, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            pyprof_output_printf(o, "\\%c", c);
-        else if (c < 0x20)
-            pyprof_output_printf(o, "\\u%04x", c);
-        else
-            pyprof_output_write(o, s, 1);
-    }
-    pyprof_output_write(o, "\"", 1);
-}
-
 static void
 put_stat_json(pyprof_output *o, const pyprof_ranks *r, const pyprof_rank_stat *s)
 {
@@ -248,7 +231,7 @@ put_stat_json(pyprof_output *o, const pyprof_ranks *r, const pyprof_rank_stat *s
                          pyprof__fmt_double(b[2], s->max), pyprof__fmt_double(b[3], s->mean),
                          pyprof__fmt_double(b[4], s->stddev),
                          pyprof__fmt_double(b[5], s->imbalance), s->argmax);
-    put_json_str(o, r->labels[s->argmax]);
+    pyprof__json_string(o, r->labels[s->argmax]);
     pyprof_output_write(o, "}", 1);
 }
 
@@ -304,15 +287,7 @@ pyprof_ranks_write(pyprof_ranks *r, pyprof_output *o, const char *type, size_t l
             const char *fields[2] = {pyprof_profile_string(r->keys, f->file),
                                      pyprof_profile_string(r->keys, f->name)};
             for (int k = 0; k < 2; k++) {
-                const char *s = fields[k];
-                if (strpbrk(s, ",\"\r\n")) {
-                    pyprof_output_write(o, "\"", 1);
-                    for (; *s; s++)
-                        pyprof_output_write(o, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-                    pyprof_output_write(o, "\"", 1);
-                } else {
-                    pyprof_output_puts(o, s);
-                }
+                pyprof__csv_field(o, fields[k]);
                 if (k == 0)
                     pyprof_output_printf(o, ",%lld,", (long long)f->line);
             }
@@ -325,15 +300,15 @@ pyprof_ranks_write(pyprof_ranks *r, pyprof_output *o, const char *type, size_t l
         for (size_t i = 0; i < r->ninputs; i++) {
             if (i)
                 pyprof_output_write(o, ",", 1);
-            put_json_str(o, r->labels[i]);
+            pyprof__json_string(o, r->labels[i]);
         }
         pyprof_output_puts(o, "],\"functions\":[");
         for (size_t i = 0; i < n; i++) {
             const pyprof_func *f = pyprof_profile_func(r->keys, rows[i].id);
             pyprof_output_puts(o, i ? ",\n{\"file\":" : "\n{\"file\":");
-            put_json_str(o, pyprof_profile_string(r->keys, f->file));
+            pyprof__json_string(o, pyprof_profile_string(r->keys, f->file));
             pyprof_output_printf(o, ",\"line\":%lld,\"name\":", (long long)f->line);
-            put_json_str(o, pyprof_profile_string(r->keys, f->name));
+            pyprof__json_string(o, pyprof_profile_string(r->keys, f->name));
             pyprof_output_puts(o, ",\"self\":");
             put_stat_json(o, r, &rows[i].self);
             pyprof_output_puts(o, ",\"total\":");

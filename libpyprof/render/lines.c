@@ -29,6 +29,7 @@
 #include <pyprof/lines.h>
 
 #include "lines_int.h"
+#include "render/emit.h"
 
 /* One (line, hits, time) row of a function, after summing duplicates. */
 struct row {
@@ -400,45 +401,6 @@ out:
 
 /* ---- JSON and CSV --------------------------------------------------------------------- */
 
-/* Shortest of %.15g / %.17g that reads back the same double. */
-static void
-put_number(pyprof_output *o, double x)
-{
-    char buf[40];
-    if (!isfinite(x)) {
-        pyprof_output_puts(o, "null");
-        return;
-    }
-    pyprof__snprintf_c(buf, sizeof(buf), "%.15g", x);
-    if (pyprof__strtod_c(buf, NULL) != x)
-        pyprof__snprintf_c(buf, sizeof(buf), "%.17g", x);
-    pyprof_output_puts(o, buf);
-}
-
-static void
-put_json_string(pyprof_output *o, const char *s)
-{
-    pyprof_output_write(o, "\"", 1);
-    for (const char *run = s;; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c && c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        pyprof_output_write(o, run, (size_t)(s - run));
-        if (!c)
-            break;
-        if (c == '"' || c == '\\')
-            pyprof_output_printf(o, "\\%c", c);
-        else if (c == '\n')
-            pyprof_output_puts(o, "\\n");
-        else if (c == '\t')
-            pyprof_output_puts(o, "\\t");
-        else
-            pyprof_output_printf(o, "\\u%04x", c);
-        run = s + 1;
-    }
-    pyprof_output_write(o, "\"", 1);
-}
-
 int
 pyprof_lines_write_json(const pyprof_profile *p, pyprof_output *out, pyprof_error *err)
 {
@@ -449,23 +411,23 @@ pyprof_lines_write_json(const pyprof_profile *p, pyprof_output *out, pyprof_erro
     if ((rc = check_caps(p, &v, err)) < 0)
         goto out;
     pyprof_output_puts(out, "{\"unit\": ");
-    put_number(out, v.unit);
+    pyprof__json_exact(out, v.unit);
     pyprof_output_puts(out, ", \"functions\": [");
     for (size_t k = 0; k < v.nfns; k++) {
         const struct fn *fn = &v.fns[k];
         pyprof_output_puts(out, k ? ",\n  {\"file\": " : "\n  {\"file\": ");
-        put_json_string(out, pyprof_profile_string(p, fn->f->file));
+        pyprof__json_string(out, pyprof_profile_string(p, fn->f->file));
         pyprof_output_printf(out, ", \"line\": %lld, \"name\": ", (long long)fn->f->line);
-        put_json_string(out, pyprof_profile_string(p, fn->f->name));
+        pyprof__json_string(out, pyprof_profile_string(p, fn->f->name));
         pyprof_output_puts(out, ", \"total_time\": ");
-        put_number(out, fn->total * v.unit);
+        pyprof__json_exact(out, fn->total * v.unit);
         pyprof_output_puts(out, ", \"lines\": [");
         for (size_t i = 0; i < fn->nrows; i++) {
             const struct row *r = &fn->rows[i];
             pyprof_output_printf(out,
                                  "%s{\"line\": %lld, \"hits\": %lld, \"time\": ", i ? ", " : "",
                                  (long long)r->line, (long long)r->hits);
-            put_number(out, r->time * v.unit);
+            pyprof__json_exact(out, r->time * v.unit);
             pyprof_output_puts(out, "}");
         }
         pyprof_output_puts(out, "]}");
@@ -475,22 +437,6 @@ pyprof_lines_write_json(const pyprof_profile *p, pyprof_output *out, pyprof_erro
 out:
     view_free(&v);
     return rc;
-}
-
-static void
-put_csv_field(pyprof_output *o, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        pyprof_output_puts(o, s);
-        return;
-    }
-    pyprof_output_write(o, "\"", 1);
-    for (; *s; s++) {
-        if (*s == '"')
-            pyprof_output_write(o, "\"", 1);
-        pyprof_output_write(o, s, 1);
-    }
-    pyprof_output_write(o, "\"", 1);
 }
 
 int
@@ -507,15 +453,15 @@ pyprof_lines_write_csv(const pyprof_profile *p, pyprof_output *out, pyprof_error
         const struct fn *fn = &v.fns[k];
         for (size_t i = 0; i < fn->nrows; i++) {
             const struct row *r = &fn->rows[i];
-            put_csv_field(out, pyprof_profile_string(p, fn->f->file));
+            pyprof__csv_field(out, pyprof_profile_string(p, fn->f->file));
             pyprof_output_write(out, ",", 1);
-            put_csv_field(out, pyprof_profile_string(p, fn->f->name));
+            pyprof__csv_field(out, pyprof_profile_string(p, fn->f->name));
             pyprof_output_printf(out, ",%lld,%lld,%lld,", (long long)fn->f->line,
                                  (long long)r->line, (long long)r->hits);
-            put_number(out, r->time * v.unit);
+            pyprof__json_exact(out, r->time * v.unit);
             pyprof_output_write(out, ",", 1);
             if (r->hits)
-                put_number(out, r->time * v.unit / (double)r->hits);
+                pyprof__json_exact(out, r->time * v.unit / (double)r->hits);
             pyprof_output_puts(out, "\n");
         }
     }

@@ -10,46 +10,13 @@
 #include <math.h>
 
 #include "pyprof_int.h"
+#include "render/emit.h"
 
 typedef struct peak_row {
     pyprof_id func;
     double mib;
     int64_t line;
 } peak_row;
-
-/* JSON string body: quotes, backslashes and control characters escaped. */
-static void
-json_str(pyprof_output *o, const char *s)
-{
-    pyprof_output_puts(o, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            pyprof_output_printf(o, "\\%c", c);
-        else if (c < 0x20)
-            pyprof_output_printf(o, "\\u%04x", c);
-        else
-            pyprof_output_write(o, s, 1);
-    }
-    pyprof_output_puts(o, "\"");
-}
-
-/* CSV field: quoted when it holds a comma, quote or newline. */
-static void
-csv_str(pyprof_output *o, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        pyprof_output_puts(o, s);
-        return;
-    }
-    pyprof_output_puts(o, "\"");
-    for (; *s; s++) {
-        if (*s == '"')
-            pyprof_output_puts(o, "\"");
-        pyprof_output_write(o, s, 1);
-    }
-    pyprof_output_puts(o, "\"");
-}
 
 static bool
 has_line(const pyprof_profile *p, pyprof_id func, int64_t line)
@@ -137,9 +104,9 @@ pyprof_mem_write_report(pyprof_output *o, const pyprof_profile *p, const char *t
         for (size_t f = 0; f < nf; f++) {
             const pyprof_func *fn = pyprof_profile_func(p, (pyprof_id)f);
             pyprof_output_puts(o, f ? ", {\"function\": " : "{\"function\": ");
-            json_str(o, pyprof_profile_string(p, fn->name));
+            pyprof__json_string(o, pyprof_profile_string(p, fn->name));
             pyprof_output_puts(o, ", \"file\": ");
-            json_str(o, pyprof_profile_string(p, fn->file));
+            pyprof__json_string(o, pyprof_profile_string(p, fn->file));
             pyprof_output_printf(o, ", \"line\": %lld, \"calls\": %lld, ", (long long)fn->line,
                                  (long long)fn->counts.ncalls);
             if (isnan(peaks[f].mib))
@@ -156,7 +123,7 @@ pyprof_mem_write_report(pyprof_output *o, const pyprof_profile *p, const char *t
                                  "%lld, \"function\": ",
                                  i ? ", " : "", lines[i]->time, (long long)lines[i]->hits,
                                  (long long)lines[i]->line);
-            json_str(o, pyprof_profile_string(p, fn->name));
+            pyprof__json_string(o, pyprof_profile_string(p, fn->name));
             pyprof_output_puts(o, "}");
         }
         pyprof_output_puts(o, "]}\n");
@@ -165,9 +132,9 @@ pyprof_mem_write_report(pyprof_output *o, const pyprof_profile *p, const char *t
         for (size_t f = 0; f < nf; f++) {
             const pyprof_func *fn = pyprof_profile_func(p, (pyprof_id)f);
             pyprof_output_puts(o, "peak,");
-            csv_str(o, pyprof_profile_string(p, fn->name));
+            pyprof__csv_field(o, pyprof_profile_string(p, fn->name));
             pyprof_output_puts(o, ",");
-            csv_str(o, pyprof_profile_string(p, fn->file));
+            pyprof__csv_field(o, pyprof_profile_string(p, fn->file));
             if (isnan(peaks[f].mib))
                 pyprof_output_printf(o, ",,,%lld\n", (long long)fn->counts.ncalls);
             else
@@ -177,9 +144,9 @@ pyprof_mem_write_report(pyprof_output *o, const pyprof_profile *p, const char *t
         for (size_t i = 0; i < nshow; i++) {
             const pyprof_func *fn = pyprof_profile_func(p, lines[i]->func);
             pyprof_output_puts(o, "increment,");
-            csv_str(o, pyprof_profile_string(p, fn->name));
+            pyprof__csv_field(o, pyprof_profile_string(p, fn->name));
             pyprof_output_puts(o, ",");
-            csv_str(o, pyprof_profile_string(p, fn->file));
+            pyprof__csv_field(o, pyprof_profile_string(p, fn->file));
             pyprof_output_printf(o, ",%lld,%.3f,%lld\n", (long long)lines[i]->line, lines[i]->time,
                                  (long long)lines[i]->hits);
         }

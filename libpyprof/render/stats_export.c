@@ -11,62 +11,7 @@
 #include <stdio.h>
 
 #include "stats_int.h"
-
-static void
-put_num(pyprof_output *out, double x)
-{
-    char buf[40];
-    if (!isfinite(x)) {
-        pyprof_output_puts(out, "null");
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        pyprof__snprintf_c(buf, sizeof buf, "%.*g", prec, x);
-        if (pyprof__strtod_c(buf, NULL) == x)
-            break;
-    }
-    pyprof_output_puts(out, buf);
-}
-
-static void
-put_json_str(pyprof_output *out, const char *s)
-{
-    pyprof_output_puts(out, "\"");
-    const char *run = s;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        pyprof_output_write(out, run, (size_t)(s - run));
-        if (c == '"' || c == '\\')
-            pyprof_output_printf(out, "\\%c", c);
-        else if (c == '\n')
-            pyprof_output_puts(out, "\\n");
-        else if (c == '\t')
-            pyprof_output_puts(out, "\\t");
-        else
-            pyprof_output_printf(out, "\\u%04x", c);
-        run = s + 1;
-    }
-    pyprof_output_write(out, run, (size_t)(s - run));
-    pyprof_output_puts(out, "\"");
-}
-
-static void
-put_csv_str(pyprof_output *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        pyprof_output_puts(out, s);
-        return;
-    }
-    pyprof_output_puts(out, "\"");
-    for (; *s; s++) {
-        if (*s == '"')
-            pyprof_output_puts(out, "\"");
-        pyprof_output_write(out, s, 1);
-    }
-    pyprof_output_puts(out, "\"");
-}
+#include "render/emit.h"
 
 static void
 json_edges(pyprof_stats *st, pyprof_output *out, pyprof_id f, bool callers)
@@ -83,14 +28,14 @@ json_edges(pyprof_stats *st, pyprof_output *out, pyprof_id f, bool callers)
         pyprof_id partner = callers ? e->caller : e->callee;
         pyprof_output_puts(out, k ? ", {\"label\": " : "{\"label\": ");
         const char *label = pyprof__stats_label(st, partner);
-        put_json_str(out, label ? label : "");
+        pyprof__json_string(out, label ? label : "");
         pyprof_output_printf(out, ", \"ncalls\": %lld", (long long)e->counts.ncalls);
         if (!(e->flags & PYPROF_EDGE_COUNT_ONLY)) {
             pyprof_output_printf(
                 out, ", \"primcalls\": %lld, \"tottime\": ", (long long)e->counts.primcalls);
-            put_num(out, e->counts.tottime);
+            pyprof__json_exact(out, e->counts.tottime);
             pyprof_output_puts(out, ", \"cumtime\": ");
-            put_num(out, e->counts.cumtime);
+            pyprof__json_exact(out, e->counts.cumtime);
         }
         pyprof_output_puts(out, "}");
     }
@@ -118,15 +63,15 @@ pyprof_stats_export(pyprof_stats *st, pyprof_output *out, int format, int with_e
         for (size_t i = 0; i < pyprof_profile_source_count(p); i++) {
             if (i)
                 pyprof_output_puts(out, ", ");
-            put_json_str(out, pyprof_profile_string(p, pyprof_profile_source(p, i)->name));
+            pyprof__json_string(out, pyprof_profile_string(p, pyprof_profile_source(p, i)->name));
         }
         pyprof_output_printf(out, "], \"total_calls\": %lld, \"primitive_calls\": %lld",
                              (long long)st->totals.ncalls, (long long)st->totals.primcalls);
         pyprof_output_puts(out, ", \"total_time\": ");
-        put_num(out, st->totals.tottime);
+        pyprof__json_exact(out, st->totals.tottime);
         pyprof_output_puts(out, ", \"order\": ");
         if (st->sorted)
-            put_json_str(out, st->sort_desc);
+            pyprof__json_string(out, st->sort_desc);
         else
             pyprof_output_puts(out, "null");
         pyprof_output_puts(out, ", \"rows\": [");
@@ -144,33 +89,33 @@ pyprof_stats_export(pyprof_stats *st, pyprof_output *out, int format, int with_e
         }
         if (json) {
             pyprof_output_puts(out, i ? ",\n  {\"file\": " : "\n  {\"file\": ");
-            put_json_str(out, pyprof_profile_string(p, f->file));
+            pyprof__json_string(out, pyprof_profile_string(p, f->file));
             pyprof_output_printf(out, ", \"line\": %lld, \"function\": ", (long long)f->line);
-            put_json_str(out, pyprof_profile_string(p, f->name));
+            pyprof__json_string(out, pyprof_profile_string(p, f->name));
             pyprof_output_puts(out, ", \"label\": ");
-            put_json_str(out, label);
+            pyprof__json_string(out, label);
             pyprof_output_printf(out, ", \"ncalls\": %lld, \"primcalls\": %lld, \"tottime\": ",
                                  (long long)c->ncalls, (long long)c->primcalls);
         } else {
-            put_csv_str(out, pyprof_profile_string(p, f->file));
+            pyprof__csv_field(out, pyprof_profile_string(p, f->file));
             pyprof_output_printf(out, ",%lld,", (long long)f->line);
-            put_csv_str(out, pyprof_profile_string(p, f->name));
+            pyprof__csv_field(out, pyprof_profile_string(p, f->name));
             pyprof_output_puts(out, ",");
-            put_csv_str(out, label);
+            pyprof__csv_field(out, label);
             pyprof_output_printf(out, ",%lld,%lld,", (long long)c->ncalls, (long long)c->primcalls);
         }
         const char *sep = json ? ", \"tottime_percall\": " : ",";
-        put_num(out, c->tottime);
+        pyprof__json_exact(out, c->tottime);
         pyprof_output_puts(out, sep);
         if (c->ncalls)
-            put_num(out, c->tottime / (double)c->ncalls);
+            pyprof__json_exact(out, c->tottime / (double)c->ncalls);
         else if (json)
             pyprof_output_puts(out, "null");
         pyprof_output_puts(out, json ? ", \"cumtime\": " : ",");
-        put_num(out, c->cumtime);
+        pyprof__json_exact(out, c->cumtime);
         pyprof_output_puts(out, json ? ", \"cumtime_percall\": " : ",");
         if (c->primcalls)
-            put_num(out, c->cumtime / (double)c->primcalls);
+            pyprof__json_exact(out, c->cumtime / (double)c->primcalls);
         else if (json)
             pyprof_output_puts(out, "null");
         if (json) {

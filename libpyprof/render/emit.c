@@ -1,19 +1,34 @@
 /*
- * json_emit.c - JSON strings and numbers written straight to an output.
+ * emit.c - numbers, JSON and CSV values written straight to an output.
  *
  * The function table of a 100,000-function profile is a 70 MB JSON
  * document; built as a cJSON tree first it took 650 MB and five seconds.
- * Writers stream it with these instead.  The text is byte for byte what
- * cJSON_PrintUnformatted writes for the same values (t_json_emit checks
- * that against the library itself), so documents did not change when the
- * writers stopped building trees.
+ * Writers stream it with these instead.  The JSON text is byte for byte
+ * what cJSON_PrintUnformatted writes for the same values (t_json_emit
+ * checks that against the library itself), so documents did not change
+ * when the writers stopped building trees.
  */
 #include "config.h"
 
 #include <float.h>
 #include <math.h>
 
-#include "render/convert_int.h"
+#include "render/emit.h"
+
+const char *
+pyprof__fmt_double(char buf[PYPROF__DBL_BUF], double v)
+{
+    if (isnan(v))
+        return strcpy(buf, "nan");
+    if (isinf(v))
+        return strcpy(buf, v < 0 ? "-inf" : "inf");
+    for (int prec = 15; prec <= 17; prec++) {
+        pyprof__snprintf_c(buf, PYPROF__DBL_BUF, "%.*g", prec, v);
+        if (prec == 17 || pyprof__strtod_c(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
 
 size_t
 pyprof__json_number_text(char buf[PYPROF__DBL_BUF], double v)
@@ -95,4 +110,27 @@ pyprof__json_member_number(pyprof_output *o, bool first, const char *key, double
 {
     pyprof__json_key(o, first, key);
     pyprof__json_number(o, v);
+}
+
+void
+pyprof__json_exact(pyprof_output *o, double v)
+{
+    char buf[PYPROF__DBL_BUF];
+    pyprof_output_puts(o, isfinite(v) ? pyprof__fmt_double(buf, v) : "null");
+}
+
+void
+pyprof__csv_field(pyprof_output *o, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        pyprof_output_puts(o, s);
+        return;
+    }
+    pyprof_output_write(o, "\"", 1);
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+        pyprof_output_write(o, s, (size_t)(q - s) + 1); /* through the quote, */
+        pyprof_output_write(o, "\"", 1);                /* and once more */
+    }
+    pyprof_output_puts(o, s);
+    pyprof_output_write(o, "\"", 1);
 }
