@@ -480,6 +480,25 @@ finish(reader *r)
     return 0;
 }
 
+/* The collapsed writer's first line for estimated stacks (CRLF too). */
+static bool
+is_estimate_line(const char *s, size_t len)
+{
+    const size_t n = sizeof(PYPROF__FOLDED_ESTIMATE_LINE) - 1;
+    if (len == n + 1 && s[n] == '\r')
+        len = n;
+    return len == n && memcmp(s, PYPROF__FOLDED_ESTIMATE_LINE, n) == 0;
+}
+
+/* A file the writer estimated is marked as the estimate was: a flame
+ * graph of it must say so as one drawn from the call graph does. */
+static int
+mark_estimated(reader *r)
+{
+    int rc = pyprof_profile_meta_set(r->p, "stacks_estimated", "1");
+    return rc < 0 ? rc : pyprof_profile_meta_set(r->p, "stack_unit", "microseconds");
+}
+
 int
 pyprof__collapsed_read_lines(reader *r, bool at_start)
 {
@@ -492,9 +511,11 @@ pyprof__collapsed_read_lines(reader *r, bool at_start)
             line += 3;
             len -= 3;
         }
-        first = false;
-        if ((rc = do_line(r, line, len)) < 0 && rc == PYPROF_EIO)
+        if (first && r->dialect == D_FOLDED && is_estimate_line(line, len))
+            rc = mark_estimated(r);
+        else if ((rc = do_line(r, line, len)) < 0 && rc == PYPROF_EIO)
             return rc; /* reading a tail's text again failed: the input said where */
+        first = false;
         if (rc < 0)
             return pyprof_input_error_line(r->in, r->err, rc, FORMAT, pyprof_input_line(r->in),
                                            "%s", pyprof_status_string(rc));

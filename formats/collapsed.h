@@ -28,6 +28,13 @@ typedef struct pyprof__frame_fields {
  * then rebuild exactly `s` through pyprof_flame_frame_label. */
 bool pyprof__frame_split(const char *s, size_t len, uint32_t shape, pyprof__frame_fields *out);
 
+/* The first line of a folded file whose stacks the collapsed writer
+ * estimated from a call graph (no newline).  The reader takes it back as
+ * the profile's "stacks_estimated" mark, so that a flame graph drawn from
+ * the file still says it is an estimate. */
+#define PYPROF__FOLDED_ESTIMATE_LINE                                                               \
+    "# stacks estimated from the call graph by caller ratios; weights in microseconds"
+
 /* ---- the reader (collapsed.c reads lines, collapsed_stack.c builds the tree) ---- */
 
 /* How many malformed line numbers the metadata keeps (the count is exact). */

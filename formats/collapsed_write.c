@@ -20,6 +20,7 @@
 
 #include <pyprof/flame.h>
 
+#include "collapsed.h"
 #include "render/convert_int.h"
 
 /* Every function's frame text, made the first time a stack uses it: a big
@@ -140,9 +141,9 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     /* seconds become integer microseconds; sample counts stay as they are */
     double scale = pyprof__unit_is_seconds(p) ? 1e6 : 1.0;
 
-    if (estimated)
-        pyprof_output_puts(o, "# stacks estimated from the call graph by caller ratios; "
-                              "weights in microseconds\n");
+    const char *est = pyprof_profile_meta_get(p, "stacks_estimated");
+    if (estimated || (est && strcmp(est, "1") == 0))
+        pyprof_output_puts(o, PYPROF__FOLDED_ESTIMATE_LINE "\n");
     else if (scale != 1.0)
         pyprof__note(opts->notes, "folded counts are integers: times are written in "
                                   "microseconds");

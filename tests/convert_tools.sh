@@ -122,6 +122,14 @@ tot = sum(f[\"tottime\"] for f in json.load(open(\"$T/ex.json\"))[\"functions\"]
 got = sum(int(l.rsplit(None, 1)[1]) for l in open(\"$T/ex.folded\") if not l.startswith(\"#\"))
 sys.exit(abs(got - tot) > 0.01 * tot)'"
     check "estimated folded stacks are marked in a # line" "head -1 $T/ex.folded | grep -q '^# stacks estimated'"
+    # the mark is read back: the file's flame graph says it is an estimate,
+    # the line is not reported as malformed, and writing it again keeps it
+    $B/pyprof-flame $T/ex.folded -o $T/ex.svg 2> $T/ex.err
+    check "a flame graph of estimated folded stacks is titled an estimate" \
+        "grep -q 'Flame Graph (estimated)' $T/ex.svg"
+    check "the estimate's mark line is not called malformed" "! grep -q 'invalid' $T/ex.err"
+    $B/pyprof-convert -q $T/ex.folded -o $T/ex2.folded
+    check "estimated folded stacks written again: the same file" "cmp -s $T/ex.folded $T/ex2.folded"
 fi
 
 # --- callgrind_annotate reads our callgrind ---------------------------------------------

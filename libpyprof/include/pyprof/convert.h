@@ -89,7 +89,9 @@ typedef struct pyprof_write_options {
  *    written as strings, caller-only functions appear only as callers.
  *  - collapsed: one line per stack with self weight; from a profile with
  *    only a call graph, stacks estimated from caller ratios (marked in a
- *    leading "# " line and a note); weights in microseconds then.
+ *    leading "# " line and a note; the reader takes the line back as the
+ *    mark, so flame graphs of the file say "estimated"); weights in
+ *    microseconds then.
  *  - callgrind: format version 1 as KCachegrind and callgrind_annotate load
  *    it, event "ns"; per-function call counts and cumulative time, which
  *    callgrind cannot express, ride along in "# pyprof:" comment lines that
