@@ -137,7 +137,17 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     struct labels lab = {NULL, 0, 0, NULL, false};
     struct line ln = {NULL, 0, 0};
     bool fractional = false;
-    unsigned metrics = pyprof_profile_stack_metrics(p) >= 2 ? 2 : 1;
+    /* A second count column makes a folded line differential (before,
+     * after) for flamegraph.pl and every reader: only before/after data
+     * may be written so; austin's memory column is dropped instead. */
+    const char *sm = pyprof_profile_meta_get(p, "stack_metrics");
+    bool two = pyprof_profile_stack_metrics(p) >= 2;
+    unsigned metrics = two && sm && strcmp(sm, "before,after") == 0 ? 2 : 1;
+    if (two && metrics == 1)
+        pyprof__note(opts->notes,
+                     "folded stacks hold one count per stack: of the metrics \"%s\" "
+                     "only the first is kept",
+                     sm ? sm : "first,second");
     /* seconds become integer microseconds; sample counts stay as they are */
     double scale = pyprof__unit_is_seconds(p) ? 1e6 : 1.0;
 

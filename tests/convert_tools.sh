@@ -252,6 +252,16 @@ else
     skip "corpus absent: no folded pair"
 fi
 
+# --- two metrics: only before/after counts become a second column ---------------------------
+# (a second column makes a folded line differential for flamegraph.pl)
+$B/pyprof-convert $FX/collapsed/austin_full.austin -o $T/full.folded 2> $T/full.err
+check "austin full mode to folded: one count a line, the time" \
+    "[ \"\$(awk '{print NF}' $T/full.folded | sort -u)\" = 2 ] && grep -qx 'P1;T2;a.py:main:3 10' $T/full.folded"
+check "austin full mode to folded: a warning names the dropped metric" "grep -q 'time,memory' $T/full.err"
+$B/pyprof-convert -q $FX/collapsed/diff.folded -o $T/diff.folded
+check "differential folded stays two counts a line" \
+    "[ \"\$(awk '{print NF}' $T/diff.folded | sort -u)\" = 3 ]"
+
 # --- lprof: line times reconciled to one unit; mprofile: series overlaid ------------------
 L1=$FX/lprof/kernprof_py311.lprof L2=$FX/lprof/py27_p1.lprof
 if [ -f $L1 ] && [ -f $L2 ]; then
