@@ -422,18 +422,34 @@ cost_line(struct cg *c, const char *s)
     return 0;
 }
 
-/* "key=value key=value" of our comment lines */
+/* The value text of "key=value key=value" of our comment lines, or NULL */
+static const char *
+ext_value(const char *s, const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *q = strstr(s, key); q; q = strstr(q + 1, key))
+        if ((q == s || q[-1] == ' ') && q[k] == '=')
+            return q + k + 1;
+    return NULL;
+}
+
+/* A count field (signed, as the writer's counts are) */
 static bool
 ext_field(const char *s, const char *key, int64_t *v)
 {
-    size_t k = strlen(key);
-    for (const char *q = strstr(s, key); q; q = strstr(q + 1, key)) {
-        if ((q == s || q[-1] == ' ') && q[k] == '=') {
-            *v = strtoll(q + k + 1, NULL, 10);
-            return true;
-        }
-    }
-    return false;
+    const char *t = ext_value(s, key);
+    if (t)
+        *v = strtoll(t, NULL, 10);
+    return t != NULL;
+}
+
+/* A cost field (unsigned 64-bit, as cost lines are): 0 if absent or
+ * negative (strtoull would wrap "-1" to 2^64 - 1) */
+static double
+ext_cost(const char *s, const char *key)
+{
+    const char *t = ext_value(s, key);
+    return t && *t != '-' ? (double)strtoull(t, NULL, 10) : 0;
 }
 
 static int
@@ -451,12 +467,12 @@ ext_comment(struct cg *c, const char *s)
         f->ext = true;
         f->ncalls = ext_field(s, "ncalls", &v) ? v : 0;
         f->primcalls = ext_field(s, "primcalls", &v) ? v : 0;
-        f->cum = ext_field(s, "cum", &v) ? (double)v : 0;
+        f->cum = ext_cost(s, "cum");
         f->caller_only = ext_field(s, "caller_only", &v) && v;
     } else if (strncmp(s, "# pyprof-call:", 14) == 0) {
         c->pend_ext = true;
         c->pend_primcalls = ext_field(s, "primcalls", &v) ? v : 0;
-        c->pend_self = ext_field(s, "self", &v) ? (double)v : 0;
+        c->pend_self = ext_cost(s, "self");
         c->pend_count_only = ext_field(s, "count_only", &v) && v;
     }
     return 0;
@@ -615,8 +631,7 @@ finish(struct cg *c)
         if (__builtin_add_overflow(m->counts.ncalls, nc, &m->counts.ncalls) ||
             __builtin_add_overflow(m->counts.primcalls, pc, &m->counts.primcalls))
             return pyprof_error_set(c->err, PYPROF_EFORMAT, pyprof_input_name(c->in), FMT, -1, 0,
-                                    "call counts add up to more than %lld",
-                                    (long long)INT64_MAX);
+                                    "call counts add up to more than %lld", (long long)INT64_MAX);
         if (f->ext) {
             m->counts.cumtime += to_seconds(c, f->cum);
             if (f->caller_only)

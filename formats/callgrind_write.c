@@ -26,13 +26,6 @@
 
 #include "render/convert_int.h"
 
-static uint64_t
-cost(double t, double scale)
-{
-    double v = t * scale;
-    return v > 0 ? (uint64_t)llround(v) : 0;
-}
-
 /* Names end at the line break: a break inside one would start a new line. */
 static void
 put_name(pyprof_output *o, const pyprof_profile *p, pyprof_id s)
@@ -102,11 +95,40 @@ put_ref(pyprof_output *o, const char *key, uint64_t id, bool name_follows)
 struct cg_state {
     pyprof_profile *p;
     pyprof_output *o;
+    double scale;      /* profile units to costs (seconds to ns, or 1) */
+    bool clamped;      /* a cost was above what callgrind's 64-bit costs hold */
     uint32_t *file_id; /* string id -> compressed id (0 = not yet written) */
     uint32_t next_file;
     bool *fn_written;
     bool *dup; /* function name needs ":line" */
 };
+
+/* A time or weight as a callgrind cost: a non-negative integer (negative
+ * and NaN weights cost nothing), at most 2^64 - 1.  (llround would
+ * overflow above 2^63 and turn a huge cost into a wrong one.) */
+static uint64_t
+cost(struct cg_state *s, double t)
+{
+    double v = t * s->scale;
+    if (!(v > 0))
+        return 0;
+    if (v >= 18446744073709551616.0) { /* 2^64 */
+        s->clamped = true;
+        return UINT64_MAX;
+    }
+    return (uint64_t)round(v);
+}
+
+/* a + b, held at 2^64 - 1 */
+static uint64_t
+add_cost(struct cg_state *s, uint64_t a, uint64_t b)
+{
+    if (a > UINT64_MAX - b) {
+        s->clamped = true;
+        return UINT64_MAX;
+    }
+    return a + b;
+}
 
 static void
 put_file(struct cg_state *s, const char *key, pyprof_id file)
@@ -186,9 +208,8 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     if (rc < 0)
         return rc;
     size_t nf = pyprof_profile_func_count(p);
-    struct cg_state s = {p, o, NULL, 0, NULL, NULL};
     bool seconds = pyprof__unit_is_seconds(p);
-    double scale = seconds ? 1e9 : 1.0;
+    struct cg_state s = {.p = p, .o = o, .scale = seconds ? 1e9 : 1.0};
 
     /* string ids are dense: the largest id any function uses bounds the map */
     pyprof_id max_str = 0;
@@ -209,7 +230,7 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
 
     uint64_t total = 0;
     for (size_t i = 0; i < nf; i++)
-        total += cost(pyprof_profile_func(p, (pyprof_id)i)->counts.tottime, scale);
+        total = add_cost(&s, total, cost(&s, pyprof_profile_func(p, (pyprof_id)i)->counts.tottime));
 
     pyprof_output_puts(o, "# callgrind format\nversion: 1\n");
     pyprof_output_printf(o, "creator: libpyprof %s\n", pyprof_version());
@@ -232,11 +253,11 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         lit(&l, " primcalls=");
         num(&l, f->counts.primcalls);
         lit(&l, " cum=");
-        unum(&l, cost(f->counts.cumtime, scale));
+        unum(&l, cost(&s, f->counts.cumtime));
         lit(&l, f->flags & PYPROF_FUNC_CALLER_ONLY ? " caller_only=1\n" : "\n");
         num(&l, f->line);
         lit(&l, " ");
-        unum(&l, cost(f->counts.tottime, scale));
+        unum(&l, cost(&s, f->counts.tottime));
         lit(&l, "\n");
         flush(o, &l);
         const pyprof_id *es;
@@ -251,7 +272,7 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
             lit(&l, "# pyprof-call: primcalls=");
             num(&l, e->counts.primcalls);
             lit(&l, " self=");
-            unum(&l, cost(e->counts.tottime, scale));
+            unum(&l, cost(&s, e->counts.tottime));
             lit(&l, e->flags & PYPROF_EDGE_COUNT_ONLY ? " count_only=1\ncalls=" : "\ncalls=");
             num(&l, e->counts.ncalls);
             lit(&l, " ");
@@ -259,7 +280,7 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
             lit(&l, "\n");
             num(&l, f->line);
             lit(&l, " ");
-            unum(&l, cost(e->counts.cumtime, scale));
+            unum(&l, cost(&s, e->counts.cumtime));
             lit(&l, "\n");
             flush(o, &l);
         }
@@ -273,13 +294,16 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         pyprof__note(opts->notes, "line timings are not written to callgrind");
     if (pyprof_profile_caps(in) & PYPROF_CAP_MEMORY)
         pyprof__note(opts->notes, "callgrind has no memory timeline: it is dropped");
+    if (s.clamped)
+        pyprof__note(opts->notes, "costs above 2^64 - 1 (callgrind's largest) were written as "
+                                  "2^64 - 1");
     if (seconds) {
         pyprof__note(opts->notes, "callgrind costs are integers: times are rounded to "
                                   "nanoseconds");
     } else {
         for (size_t i = 0; i < nf; i++) {
             double t = pyprof_profile_func(p, (pyprof_id)i)->counts.tottime;
-            if (t != (double)(uint64_t)cost(t, 1.0)) {
+            if (t != floor(t) && t > 0) {
                 pyprof__note(opts->notes, "callgrind costs are integers: fractional sample "
                                           "weights are rounded");
                 break;

@@ -81,7 +81,7 @@ label_of(struct labels *l, const pyprof_profile *p, pyprof_id func, const char *
             return rc;
         *lb = (struct label){at, l->len - at};
     }
-    *s = l->text + lb->at;
+    *s = l->text ? l->text + lb->at : ""; /* (nothing stored yet: all labels empty) */
     *n = lb->n;
     return 0;
 }
@@ -95,6 +95,8 @@ struct line {
 static int
 line_add(struct line *ln, const char *s, size_t n)
 {
+    if (n == 0)
+        return 0;
     if (PYPROF_GROW(ln->b, ln->cap, ln->n + n) < 0)
         return PYPROF_ENOMEM;
     memcpy(ln->b + ln->n, s, n);
@@ -174,8 +176,8 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)i);
         double w[2] = {nd->self[0] * scale, nd->self[1] * scale};
         if (scale != 1.0) {
-            w[0] = (double)llround(w[0]);
-            w[1] = (double)llround(w[1]);
+            w[0] = round(w[0]); /* (not llround: no overflow above 2^63) */
+            w[1] = round(w[1]);
         }
         if (w[0] == 0 && (metrics < 2 || w[1] == 0)) {
             /* a zero-weight leaf is still a stack that was seen (austin's

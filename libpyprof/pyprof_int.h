@@ -37,6 +37,21 @@ pyprof__add_overflows(size_t a, size_t b, size_t *r)
     return __builtin_add_overflow(a, b, r);
 }
 
+/* v rounded to the nearest integer (halves away from zero), held to the
+ * int64_t range, NaN as 0: a count derived from a weight.  llround's result
+ * is unspecified out of range (in practice INT64_MIN for any big value). */
+static inline int64_t
+pyprof__round_i64(double v)
+{
+    if (!(v == v))
+        return 0;
+    if (v >= 9223372036854775807.0) /* (the double is 2^63) */
+        return INT64_MAX;
+    if (v <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)__builtin_round(v);
+}
+
 /* ---- allocation ------------------------------------------------------------
  * Every allocation of the library goes through these, so that the tests can
  * fail the Nth one (pyprof__alloc_fail_after) and check that each failure

@@ -366,6 +366,65 @@ read_text(pyprof_profile **p, const char *text, const char *fmt, pyprof_error *e
     return rc;
 }
 
+/* Costs past 2^63 (llround's range) are written as their value, costs past
+ * 2^64 - 1 as 2^64 - 1 with a note, and the total is held there too, not
+ * wrapped; samples summed past 2^63 give call counts of INT64_MAX. */
+static void
+test_huge_weights(void)
+{
+    pyprof_profile *p;
+    pyprof_profile_new(&p);
+    pyprof_profile_meta_set(p, "time_unit", "samples");
+    F(p, "a.py", 1, "big", 1, 1, 1e19, 1e19);
+    F(p, "a.py", 2, "bigger", 1, 1, 3e19, 3e19);
+    pyprof_notes *notes;
+    pyprof_notes_new(&notes);
+    pyprof_output *o;
+    write_mem(p, "callgrind", &o, notes);
+    size_t len;
+    const unsigned char *d = pyprof_output_data(o, &len);
+    bool noted = false;
+    for (size_t i = 0; i < pyprof_notes_count(notes); i++)
+        noted |= strstr(pyprof_notes_at(notes, i), "2^64") != NULL;
+    TAP_OK(memmem(d, len, "\n1 10000000000000000000\n", 24) &&
+               memmem(d, len, "\n2 18446744073709551615\n", 24) &&
+               memmem(d, len, "totals: 18446744073709551615\n", 29) && noted,
+           "callgrind: a cost of 1e19 written whole, 3e19 and the total held at 2^64 - 1, noted");
+    pyprof_profile *back = NULL;
+    double cum = 0;
+    if (read_mem(&back, o, "callgrind") == 0)
+        for (size_t i = 0; i < pyprof_profile_func_count(back); i++) {
+            const pyprof_func *f = pyprof_profile_func(back, (pyprof_id)i);
+            if (strcmp(pyprof_profile_string(back, f->name), "big") == 0)
+                cum = f->counts.cumtime;
+        }
+    TAP_OK(cum == 1e19, "callgrind: a cumulative cost of 1e19 reads back whole (got %.17g)", cum);
+    pyprof_profile_free(back);
+    pyprof_output_abort(o);
+    pyprof_notes_free(notes);
+    pyprof_profile_free(p);
+
+    /* folded stacks of 2^63 and more samples: derived call counts saturate */
+    static const char folded[] = "main;work 9223372036854775808\nmain 9223372036854775808\n";
+    pyprof_input *in;
+    pyprof_profile *q = NULL;
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    ro.format = "collapsed";
+    pyprof_input_open_memory(&in, folded, sizeof folded - 1, "mem", NULL);
+    int rc = pyprof_profile_read(&q, in, &ro, NULL);
+    pyprof_input_close(in);
+    rc = rc < 0 ? rc : pyprof_profile_derive_callgraph(q, NULL);
+    int64_t main_calls = 0;
+    for (size_t i = 0; rc == 0 && i < pyprof_profile_func_count(q); i++) {
+        const pyprof_func *f = pyprof_profile_func(q, (pyprof_id)i);
+        if (strcmp(pyprof_profile_string(q, f->name), "main") == 0)
+            main_calls = f->counts.ncalls;
+    }
+    TAP_OK(main_calls == INT64_MAX, "2^64 samples under main: call count INT64_MAX (got %lld)",
+           (long long)main_calls);
+    pyprof_profile_free(q);
+}
+
 static void
 test_reader_errors(void)
 {
@@ -668,6 +727,7 @@ main(void)
 {
     test_pstats_bytes();
     test_model_round_trips();
+    test_huge_weights();
     test_reader_errors();
     test_fixtures();
     test_ranks();

@@ -105,11 +105,11 @@ pyprof_profile_derive_callgraph(pyprof_profile *p, pyprof_error *err)
     }
     for (size_t i = 0; i < p->nfuncs; i++) {
         pyprof_func *f = &p->funcs[i];
-        f->counts.ncalls = f->counts.primcalls = (int64_t)llround(f->counts.cumtime);
+        f->counts.ncalls = f->counts.primcalls = pyprof__round_i64(f->counts.cumtime);
     }
     for (size_t i = 0; i < p->nedges; i++) {
         pyprof_edge *e = &p->edges[i];
-        e->counts.ncalls = e->counts.primcalls = (int64_t)llround(e->counts.cumtime);
+        e->counts.ncalls = e->counts.primcalls = pyprof__round_i64(e->counts.cumtime);
     }
     if (!pyprof_profile_meta_get(p, "time_unit"))
         PYPROF_TRY(pyprof_profile_meta_set(p, "time_unit", "samples"));
