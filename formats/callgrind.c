@@ -91,6 +91,7 @@ struct cg_func {
     double self, out_incl;
     int64_t calls_in;
     bool ext, caller_only; /* "# pyprof-func:" seen */
+    bool line_suffix;      /* ours: the writer added ":LINE" to the name */
     int64_t ncalls, primcalls;
     double cum;
     uint32_t block; /* 1-based order of the first fn= block, 0 = none */
@@ -469,6 +470,7 @@ ext_comment(struct cg *c, const char *s)
         f->primcalls = ext_field(s, "primcalls", &v) ? v : 0;
         f->cum = ext_cost(s, "cum");
         f->caller_only = ext_field(s, "caller_only", &v) && v;
+        f->line_suffix = ext_field(s, "line_suffix", &v) && v;
     } else if (strncmp(s, "# pyprof-call:", 14) == 0) {
         c->pend_ext = true;
         c->pend_primcalls = ext_field(s, "primcalls", &v) ? v : 0;
@@ -568,6 +570,10 @@ all_digits(const char *s, size_t n)
 static int
 clean_name(struct cg *c, const struct cg_func *f, pyprof_id *name, int64_t *line)
 {
+    /* our files say which names the writer suffixed, so that a name that
+     * ends in ":N" itself stays whole */
+    if (f->ext && !f->line_suffix)
+        return 0;
     const char *s = pyprof_profile_string(c->p, f->name);
     size_t n = pyprof_profile_string_len(c->p, f->name);
     const char *colon = memrchr(s, ':', n);

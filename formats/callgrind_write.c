@@ -18,7 +18,9 @@
  * calls, its cumulative time where recursion makes "self + calls" wrong, an
  * edge's primitive calls and self time - is written in comment lines
  * "# pyprof-func: ..." and "# pyprof-call: ...", which every callgrind
- * reader skips and ours uses, so that our own files round-trip.
+ * reader skips and ours uses, so that our own files round-trip.  The
+ * function's line also says "line_suffix=1" when the name got ":<first
+ * line>", so that our reader takes off only what was added.
  */
 #include "config.h"
 
@@ -254,6 +256,8 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         num(&l, f->counts.primcalls);
         lit(&l, " cum=");
         unum(&l, cost(&s, f->counts.cumtime));
+        if (s.dup[i])
+            lit(&l, " line_suffix=1");
         lit(&l, f->flags & PYPROF_FUNC_CALLER_ONLY ? " caller_only=1\n" : "\n");
         num(&l, f->line);
         lit(&l, " ");

@@ -299,6 +299,16 @@ test_model_round_trips(void)
            "callgrind: duplicate names get :LINE, totals = sum of self ns");
     pyprof_output_abort(o);
 
+    /* a name that ends in ":LINE" itself keeps it (only the writer's
+     * suffixes come off), next to a suffixed duplicate pair */
+    pyprof_profile *sfx;
+    pyprof_profile_new(&sfx);
+    F(sfx, "t.py", 7, "tick:7", 1, 1, 1.0, 1.0);
+    F(sfx, "t.py", 9, "tock", 1, 1, 1.0, 1.0);
+    F(sfx, "t.py", 12, "tock", 1, 1, 1.0, 1.0);
+    round_trip(sfx, "callgrind", 1e-9, false, "name ending in its line number");
+    pyprof_profile_free(sfx);
+
     /* a stack model: speedscope and collapsed keep stacks */
     pyprof_profile *s;
     pyprof_profile_new(&s);
