@@ -53,9 +53,17 @@ tests_fuzz_fuzz_speedscope_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_speedscope_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"speedscope"'
 tests_fuzz_fuzz_speedscope_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_speedscope_LDADD = $(TEST_LIBS)
-EXTRA_DIST += tests/fuzz/replay_callgrind.sh tests/fuzz/replay_speedscope.sh
+# ...and of the writers and renderers (tests/fuzz/fuzz_write.c): whatever the
+# probe reads, written in every format and read back.
+check_PROGRAMS += tests/fuzz/fuzz_write
+tests_fuzz_fuzz_write_SOURCES = tests/fuzz/fuzz_write.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_write_CPPFLAGS = $(FUZZ_CPPFLAGS)
+tests_fuzz_fuzz_write_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_write_LDADD = $(TEST_LIBS)
+EXTRA_DIST += tests/fuzz/replay_callgrind.sh tests/fuzz/replay_speedscope.sh \
+	tests/fuzz/replay_write.sh
 if !ENABLE_FUZZERS
-TESTS += tests/fuzz/replay_callgrind.sh tests/fuzz/replay_speedscope.sh
+TESTS += tests/fuzz/replay_callgrind.sh tests/fuzz/replay_speedscope.sh tests/fuzz/replay_write.sh
 endif
 
 # The streamed JSON text against the cJSON it replaced in the writers.
