@@ -62,13 +62,8 @@ is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-/*
- * Split "STACK<ws>NUMBER" at the end of s[0..len): NUMBER is digits with an
- * optional "." and digits after it (12, 12., 12.5; not .5, -3, 1e3).  On
- * success sets *stack_len and *value and returns true.
- */
-static bool
-split_count(const char *s, size_t len, size_t *stack_len, double *value)
+size_t
+pyprof__folded_count_start(const char *s, size_t len)
 {
     size_t k = len;
     while (k > 0 && is_digit(s[k - 1]))
@@ -79,15 +74,30 @@ split_count(const char *s, size_t len, size_t *stack_len, double *value)
         while (j > 0 && is_digit(s[j - 1]))
             j--;
         if (j == k - 1)
-            return false; /* ".5" */
+            return 0; /* ".5" */
         num = j;
     } else if (k == len) {
-        return false; /* no digits */
+        return 0; /* no digits */
     }
-    if (num == 0 || !is_space(s[num - 1]))
+    return num > 0 && is_space(s[num - 1]) ? num : 0;
+}
+
+/*
+ * Split "STACK<ws>NUMBER" at the end of s[0..len) (see
+ * pyprof__folded_count_start).  On success sets *stack_len and *value and
+ * returns true.
+ */
+static bool
+split_count(const char *s, size_t len, size_t *stack_len, double *value)
+{
+    size_t num = pyprof__folded_count_start(s, len);
+    if (num == 0)
         return false;
-    /* digits only: the common case, parsed without strtod */
-    if (k == num && len - num <= 15) {
+    size_t k = num;
+    while (k < len && is_digit(s[k]))
+        k++;
+    /* digits only (no "."): the common case, parsed without strtod */
+    if (k == len && len - num <= 15) {
         uint64_t v = 0;
         for (size_t i = num; i < len; i++)
             v = v * 10 + (uint64_t)(s[i] - '0');
@@ -549,8 +559,7 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
         r.in = u16;
         if ((rc = pyprof_input_peek(u16, PYPROF_PROBE_BYTES, &h, &n, err)) < 0)
             goto out;
-        if ((rc = pyprof_profile_meta_set(p, "encoding", bom == 1 ? "UTF-16LE" : "UTF-16BE")) <
-            0) {
+        if ((rc = pyprof_profile_meta_set(p, "encoding", bom == 1 ? "UTF-16LE" : "UTF-16BE")) < 0) {
             pyprof_input_error(in, err, rc, FORMAT, 0, "%s", pyprof_status_string(rc));
             goto out;
         }

@@ -35,6 +35,13 @@ bool pyprof__frame_split(const char *s, size_t len, uint32_t shape, pyprof__fram
 #define PYPROF__FOLDED_ESTIMATE_LINE                                                               \
     "# stacks estimated from the call graph by caller ratios; weights in microseconds"
 
+/* Where the count of "STACK<ws>NUMBER" starts in s[0..len), 0 if the text
+ * does not end so.  NUMBER is digits with an optional "." and digits after
+ * it (12, 12., 12.5; not .5, -3, 1e3), the one <ws> is Perl's \s: the
+ * flamegraph.pl grammar.  A line whose stack itself ends so is read as two
+ * counts (differential), which the writer must avoid. */
+size_t pyprof__folded_count_start(const char *s, size_t len);
+
 /* ---- the reader (collapsed.c reads lines, collapsed_stack.c builds the tree) ---- */
 
 /* How many malformed line numbers the metadata keeps (the count is exact). */
@@ -58,9 +65,9 @@ typedef struct pyprof__collapsed_reader {
     size_t prev_len, prev_cap;
     uint32_t *fend;
     pyprof_id *fnode;
-    uint64_t *fhash;      /* the new frames' text hashes, while a stack is added */
-    uint64_t *fpath;      /* path hash of each frame of the previous stack */
-    pyprof_id *ffunc;     /* function of each new frame, while a stack is added */
+    uint64_t *fhash;  /* the new frames' text hashes, while a stack is added */
+    uint64_t *fpath;  /* path hash of each frame of the previous stack */
+    pyprof_id *ffunc; /* function of each new frame, while a stack is added */
     size_t nframes, frames_cap;
 
     /* frame text string id -> function id, and back */

@@ -138,7 +138,7 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     size_t path_cap = 0;
     struct labels lab = {NULL, 0, 0, NULL, false};
     struct line ln = {NULL, 0, 0};
-    bool fractional = false;
+    bool fractional = false, joined = false;
     /* A second count column makes a folded line differential (before,
      * after) for flamegraph.pl and every reader: only before/after data
      * may be written so; austin's memory column is dropped instead. */
@@ -205,6 +205,13 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
                 (rc = line_add(&ln, depth ? ";" : " ", 1)) < 0)
                 goto out;
         }
+        /* a stack that ends in "<space>NUMBER" itself would be read as the
+         * first of two counts: join the number to its frame */
+        size_t num = metrics == 1 ? pyprof__folded_count_start(ln.b, ln.n - 1) : 0;
+        if (num) {
+            ln.b[num - 1] = '_';
+            joined = true;
+        }
         if ((rc = add_count(&ln, w[0], &fractional)) < 0)
             goto out;
         if (metrics == 2 &&
@@ -217,6 +224,9 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     if (lab.sanitized)
         pyprof__note(opts->notes, "';' and line breaks in frame names were replaced by ':' and "
                                   "spaces");
+    if (joined)
+        pyprof__note(opts->notes, "a space before a number that ends a stack was written as '_', "
+                                  "or the number would be read as a count");
     if (fractional)
         pyprof__note(opts->notes, "some counts are fractional: flamegraph.pl accepts them, "
                                   "speedscope and gprof2dot do not");

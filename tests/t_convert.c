@@ -334,6 +334,32 @@ test_model_round_trips(void)
     pyprof_output_abort(o);
     pyprof_profile_free(s);
 
+    /* a leaf frame ending in a number would be read back as a first count
+     * (a differential line): the writer joins the number to its frame */
+    pyprof_profile *num;
+    pyprof_profile_new(&num);
+    pyprof_id w = F(num, "", 0, "worker 42", 0, 0, 0, 0), r = F(num, "", 0, "run 1.5", 0, 0, 0, 0);
+    pyprof_profile_stack_child(num, &n1, PYPROF_NONE, r);
+    pyprof_profile_stack_child(num, &n2, n1, w);
+    pyprof_profile_stack_node_mut(num, n1)->self[0] = 2;
+    pyprof_profile_stack_node_mut(num, n2)->self[0] = 3;
+    pyprof_profile_meta_set(num, "time_unit", "samples");
+    pyprof_notes *nn;
+    pyprof_notes_new(&nn);
+    write_mem(num, "collapsed", &o, nn);
+    d = pyprof_output_data(o, &len);
+    static const char joined[] = "run_1.5 2\nrun 1.5;worker_42 3\n";
+    pyprof_profile *jb = NULL;
+    TAP_OK(len == sizeof(joined) - 1 && memcmp(d, joined, len) == 0 &&
+               pyprof_notes_count(nn) == 1 && read_mem(&jb, o, "collapsed") == 0 &&
+               pyprof_profile_stack_metrics(jb) == 1,
+           "collapsed: a leaf ending in a number is joined to it with '_', noted, read back "
+           "as one count");
+    pyprof_profile_free(jb);
+    pyprof_notes_free(nn);
+    pyprof_output_abort(o);
+    pyprof_profile_free(num);
+
     /* estimated stacks from a call graph: main's time splits by edge ratio */
     pyprof_profile *g;
     pyprof_profile_new(&g);
