@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "pyprof_int.h"
+#include "render/convert_int.h" /* PYPROF__SPEEDSCOPE_ESTIMATED */
 
 #define FMT               "speedscope"
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
@@ -230,6 +231,7 @@ speedscope_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *
     const char *time_unit = NULL;
     const cJSON *prof;
     int k = 0;
+    bool estimated = false; /* a profile's name says our writer estimated it */
     cJSON_ArrayForEach(prof, profiles)
     {
         const cJSON *type = cJSON_GetObjectItemCaseSensitive(prof, "type");
@@ -237,6 +239,11 @@ speedscope_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(prof, "name");
         double scale;
         const char *tu;
+        if (cJSON_IsString(name)) {
+            size_t n = strlen(name->valuestring), m = sizeof(PYPROF__SPEEDSCOPE_ESTIMATED) - 1;
+            estimated |=
+                n >= m && strcmp(name->valuestring + n - m, PYPROF__SPEEDSCOPE_ESTIMATED) == 0;
+        }
         if (!cJSON_IsString(type)) {
             rc = bad(&s, "a profile has no type");
             goto out;
@@ -270,6 +277,8 @@ speedscope_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *
         k++;
     }
     PYPROF_TRY(pyprof_profile_meta_set(p, "time_unit", time_unit ? time_unit : "samples"));
+    if (estimated)
+        PYPROF_TRY(pyprof_profile_meta_set(p, "stacks_estimated", "1"));
     const cJSON *exporter = cJSON_GetObjectItemCaseSensitive(root, "exporter");
     if (cJSON_IsString(exporter))
         PYPROF_TRY(pyprof_profile_meta_set(p, "producer", exporter->valuestring));

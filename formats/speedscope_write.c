@@ -36,6 +36,31 @@ profile_title(const pyprof_profile *p, const pyprof_write_options *opts)
     return "profile";
 }
 
+static bool
+ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && memcmp(s + n - k, tail, k) == 0;
+}
+
+/* The title, saying so when the stacks are an estimate (made here, or read
+ * from a file that said so); a string to free, or NULL without memory. */
+static char *
+title_of(const pyprof_profile *p, const pyprof_write_options *opts, bool estimated)
+{
+    const char *t = profile_title(p, opts);
+    const char *tail = estimated && !ends_with(t, PYPROF__SPEEDSCOPE_ESTIMATED)
+                           ? PYPROF__SPEEDSCOPE_ESTIMATED
+                           : "";
+    size_t n = strlen(t), k = strlen(tail);
+    char *s = pyprof__malloc(n + k + 1);
+    if (s) {
+        memcpy(s, t, n);
+        memcpy(s + n, tail, k + 1);
+    }
+    return s;
+}
+
 /* The nodes that are samples, in id order, and the sum of their weights
  * (endValue, which comes before them in the file): nodes with a self
  * weight, and zero-weight leaves, so that every function stays reachable.
@@ -85,6 +110,12 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
     size_t nf = pyprof_profile_func_count(p), nn = pyprof_profile_stack_count(p);
     double sum;
     bool negative;
+    const char *mark = pyprof_profile_meta_get(p, "stacks_estimated");
+    char *title = title_of(p, opts, estimated || (mark && strcmp(mark, "1") == 0));
+    if (!title) {
+        rc = PYPROF_ENOMEM;
+        goto out;
+    }
     if ((rc = sample_nodes(p, &ids, &nids, &sum, &negative)) < 0)
         goto out;
     frame_of = pyprof__malloc((nf ? nf : 1) * sizeof(*frame_of));
@@ -117,7 +148,7 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
     }
     pyprof_output_puts(o, "]},\"profiles\":[{");
     pyprof__json_member_string(o, true, "type", "sampled");
-    pyprof__json_member_string(o, false, "name", profile_title(p, opts));
+    pyprof__json_member_string(o, false, "name", title);
     pyprof__json_member_string(o, false, "unit", unit_name(p));
     pyprof_output_puts(o, ",\"startValue\":0,\"endValue\":");
     pyprof__json_number(o, sum);
@@ -147,7 +178,7 @@ speedscope_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_option
         pyprof__json_number(o, pyprof_profile_stack_node(p, ids[k])->self[0]);
     }
     pyprof_output_puts(o, "]}]");
-    pyprof__json_member_string(o, false, "name", profile_title(p, opts));
+    pyprof__json_member_string(o, false, "name", title);
     pyprof_output_puts(o, ",\"activeProfileIndex\":0");
     char exporter[64];
     snprintf(exporter, sizeof(exporter), "libpyprof@%s", pyprof_version());
@@ -170,6 +201,7 @@ out:
     if (rc < 0)
         pyprof_error_set(err, rc, NULL, "speedscope", -1, 0, "cannot write speedscope JSON: %s",
                          pyprof_status_string(rc));
+    pyprof__free(title);
     pyprof__free(frame_of);
     pyprof__free(path);
     pyprof__free(ids);

@@ -130,6 +130,17 @@ sys.exit(abs(got - tot) > 0.01 * tot)'"
     check "the estimate's mark line is not called malformed" "! grep -q 'invalid' $T/ex.err"
     $B/pyprof-convert -q $T/ex.folded -o $T/ex2.folded
     check "estimated folded stacks written again: the same file" "cmp -s $T/ex.folded $T/ex2.folded"
+    # speedscope has no such line: the profile's name says it, once
+    $B/pyprof-convert -q $EX -o $T/ex.speedscope.json
+    $B/pyprof-convert -q $T/ex.speedscope.json -o $T/ex2.speedscope.json
+    $B/pyprof-flame $T/ex2.speedscope.json -o $T/ex2.svg 2> /dev/null
+    check "estimated speedscope: the name says so once, written again too" "$PY -c '
+import json, sys
+for f in (\"$T/ex.speedscope.json\", \"$T/ex2.speedscope.json\"):
+    n = json.load(open(f))[\"profiles\"][0][\"name\"]
+    sys.exit(not n.endswith(\" (stacks estimated from caller ratios)\") or n.count(\"estimated\") != 1)'"
+    check "a flame graph of estimated speedscope is titled an estimate" \
+        "grep -q 'Flame Graph (estimated)' $T/ex2.svg"
 fi
 
 # --- callgrind_annotate reads our callgrind ---------------------------------------------

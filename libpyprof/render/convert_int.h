@@ -28,6 +28,11 @@ extern const pyprof__writer pyprof__writer_speedscope;
 extern const pyprof__writer pyprof__writer_json;
 extern const pyprof__writer pyprof__writer_csv;
 
+/* What the speedscope writer appends to the profile's name when its stacks
+ * are estimated from a call graph: speedscope shows it, and the reader
+ * (formats/speedscope.c) takes it back as the "stacks_estimated" mark. */
+#define PYPROF__SPEEDSCOPE_ESTIMATED " (stacks estimated from caller ratios)"
+
 /* Add a note when `notes` is not NULL; out of memory is ignored (notes are
  * advice, and the conversion itself should not fail for them). */
 void pyprof__note(pyprof_notes *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

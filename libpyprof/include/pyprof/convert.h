@@ -96,7 +96,9 @@ typedef struct pyprof_write_options {
  *    it, event "ns"; per-function call counts and cumulative time, which
  *    callgrind cannot express, ride along in "# pyprof:" comment lines that
  *    this library's reader uses and other tools ignore.
- *  - speedscope: one sampled profile (shared frames, root-first samples).
+ *  - speedscope: one sampled profile (shared frames, root-first samples);
+ *    estimated stacks say so at the end of the profile's name, which the
+ *    reader takes back as the mark.
  *  - json, csv: the function table (see the man page of pyprof-convert for
  *    the field names, which are stable).
  */
