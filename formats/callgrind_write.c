@@ -69,6 +69,14 @@ num(struct line *l, int64_t v)
     l->n = (size_t)(pyprof__fmt_i64(l->b + l->n, v) - l->b);
 }
 
+/* A position: callgrind's are unsigned, so a negative line (only ever
+ * seen in damaged input) is written as 0, the "no line" of the format. */
+static void
+pos(struct line *l, int64_t line)
+{
+    num(l, line > 0 ? line : 0);
+}
+
 static void
 unum(struct line *l, uint64_t v)
 {
@@ -159,7 +167,7 @@ put_fn(struct cg_state *s, const char *key, pyprof_id func)
     struct line l = {.n = 0};
     if (s->dup[func]) {
         lit(&l, ":");
-        num(&l, f->line);
+        pos(&l, f->line);
     }
     lit(&l, "\n");
     flush(s->o, &l);
@@ -259,7 +267,7 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         if (s.dup[i])
             lit(&l, " line_suffix=1");
         lit(&l, f->flags & PYPROF_FUNC_CALLER_ONLY ? " caller_only=1\n" : "\n");
-        num(&l, f->line);
+        pos(&l, f->line);
         lit(&l, " ");
         unum(&l, cost(&s, f->counts.tottime));
         lit(&l, "\n");
@@ -280,9 +288,9 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
             lit(&l, e->flags & PYPROF_EDGE_COUNT_ONLY ? " count_only=1\ncalls=" : "\ncalls=");
             num(&l, e->counts.ncalls);
             lit(&l, " ");
-            num(&l, g->line);
+            pos(&l, g->line);
             lit(&l, "\n");
-            num(&l, f->line);
+            pos(&l, f->line);
             lit(&l, " ");
             unum(&l, cost(&s, e->counts.cumtime));
             lit(&l, "\n");

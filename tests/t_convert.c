@@ -309,6 +309,20 @@ test_model_round_trips(void)
     round_trip(sfx, "callgrind", 1e-9, false, "name ending in its line number");
     pyprof_profile_free(sfx);
 
+    /* callgrind positions are unsigned: a negative line (damaged input) is 0 */
+    pyprof_profile *neg;
+    pyprof_profile_new(&neg);
+    pyprof_id nm = F(neg, "n.py", -3, "neg", 1, 1, 1.0, 2.0),
+              nc = F(neg, "n.py", 5, "c", 1, 1, 1, 1);
+    E(neg, nm, nc, 1, 1, 1.0, 1.0);
+    write_mem(neg, "callgrind", &o, NULL);
+    d = pyprof_output_data(o, &len);
+    TAP_OK(!memmem(d, len, "-3", 2) && memmem(d, len, "\n0 1000000000\n", 14) &&
+               memmem(d, len, "\ncalls=1 5\n0 1000000000\n", 24),
+           "callgrind: a negative line is written as position 0");
+    pyprof_output_abort(o);
+    pyprof_profile_free(neg);
+
     /* a stack model: speedscope and collapsed keep stacks */
     pyprof_profile *s;
     pyprof_profile_new(&s);
