@@ -225,9 +225,13 @@ do_line(reader *r, const char *s, size_t len)
         return 0;
     }
     if (r->dialect == D_AUSTIN && s[0] == '#') {
+        /* austin writes no stack that starts with '#': a comment that is
+         * not "# key: value" is damaged metadata, not a frame */
         bool taken;
         if ((rc = meta_line(r, s, len, &taken)) < 0 || taken)
             return rc;
+        note_bad(r);
+        return 0;
     }
     if (r->dialect == D_PYFLAME_TS) {
         if (all_digits(s, len) && len >= PYFLAME_TS_MIN_DIGITS) {

@@ -284,6 +284,14 @@ test_dialects(void)
     TAP_IS_INT(func_named(p, "# interval:"), PYPROF_NONE, "austin: metadata is not a frame");
     pyprof_profile_free(p);
 
+    /* a damaged comment is a malformed line, never a frame: written out as
+     * a stack it would come back as metadata */
+    p = read_str("# austin: 3.4.0\n# interval\x01: 7 100\nP1;T2;a.py:f:1 10\n");
+    TAP_IS_STR(pyprof_profile_meta_get(p, "malformed_lines"), "1",
+               "austin: a comment that is not '# key: value' is malformed");
+    TAP_IS_INT(func_named(p, "# interval\x01: 7"), PYPROF_NONE, "austin: ...and not a frame");
+    pyprof_profile_free(p);
+
     p = read_str("# austin: 3.4.0\n# mode: full\nP1;T2;a.py:main:3 10,0,-500\n"
                  "P1;T2;a.py:main:3 5,1,200\nP1;T2;a.py:g:4 -7\n");
     TAP_IS_STR(pyprof_profile_meta_get(p, "stack_metrics"), "time,memory",
