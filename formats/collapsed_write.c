@@ -138,7 +138,7 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     size_t path_cap = 0;
     struct labels lab = {NULL, 0, 0, NULL, false};
     struct line ln = {NULL, 0, 0};
-    bool fractional = false, joined = false;
+    bool fractional = false, joined = false, uncommented = false;
     /* A second count column makes a folded line differential (before,
      * after) for flamegraph.pl and every reader: only before/after data
      * may be written so; austin's memory column is dropped instead. */
@@ -205,6 +205,12 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
                 (rc = line_add(&ln, depth ? ";" : " ", 1)) < 0)
                 goto out;
         }
+        /* a line that starts with '#' is a comment to austin's readers and
+         * could pass for our estimate mark: the frame starts with '_' */
+        if (ln.n > 1 && ln.b[0] == '#') {
+            ln.b[0] = '_';
+            uncommented = true;
+        }
         /* a stack that ends in "<space>NUMBER" itself would be read as the
          * first of two counts: join the number to its frame */
         size_t num = metrics == 1 ? pyprof__folded_count_start(ln.b, ln.n - 1) : 0;
@@ -224,6 +230,9 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     if (lab.sanitized)
         pyprof__note(opts->notes, "';' and line breaks in frame names were replaced by ':' and "
                                   "spaces");
+    if (uncommented)
+        pyprof__note(opts->notes, "a stack that started with '#' was written with '_' for it: "
+                                  "austin's readers take such lines for comments");
     if (joined)
         pyprof__note(opts->notes, "a space before a number that ends a stack was written as '_', "
                                   "or the number would be read as a count");

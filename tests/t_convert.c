@@ -374,6 +374,22 @@ test_model_round_trips(void)
     pyprof_output_abort(o);
     pyprof_profile_free(num);
 
+    /* nor may a stack start with '#' (austin's comments, our estimate mark) */
+    pyprof_profile *hash;
+    pyprof_profile_new(&hash);
+    pyprof_id h1 = F(hash, "", 0, "# mode: wall", 0, 0, 0, 0);
+    pyprof_profile_stack_child(hash, &n1, PYPROF_NONE, h1);
+    pyprof_profile_stack_node_mut(hash, n1)->self[0] = 4;
+    pyprof_profile_meta_set(hash, "time_unit", "samples");
+    pyprof_notes_new(&nn);
+    write_mem(hash, "collapsed", &o, nn);
+    d = pyprof_output_data(o, &len);
+    TAP_OK(len == 15 && memcmp(d, "_ mode: wall 4\n", 15) == 0 && pyprof_notes_count(nn) == 1,
+           "collapsed: a stack starting with '#' starts with '_', noted");
+    pyprof_notes_free(nn);
+    pyprof_output_abort(o);
+    pyprof_profile_free(hash);
+
     /* estimated stacks from a call graph: main's time splits by edge ratio */
     pyprof_profile *g;
     pyprof_profile_new(&g);
