@@ -626,8 +626,13 @@ finish(struct cg *c)
         PYPROF_TRY(clean_name(c, f, &name, &line));
         if (line < 0)
             line = 0;
+        /* a function named before any fl=/cfi= has no file: "", the same
+         * string as an empty fl=, so that the two are one function */
+        pyprof_id file = f->file;
+        if (file == PYPROF_NONE)
+            PYPROF_TRY(pyprof_profile_intern(c->p, &file, "", 0));
         pyprof_id id;
-        PYPROF_TRY(pyprof_profile_func_intern(c->p, &id, f->file, line, name, 0, NULL));
+        PYPROF_TRY(pyprof_profile_func_intern(c->p, &id, file, line, name, 0, NULL));
         model[order[k]] = id;
         pyprof_func *m = pyprof_profile_func_mut(c->p, id);
         m->counts.tottime += to_seconds(c, f->self);

@@ -551,6 +551,21 @@ test_reader_errors(void)
                "Ticks are microseconds; self, inclusive and calls add up");
     }
     pyprof_profile_free(p);
+
+    /* before any fl=: no file, which is the file "" - one function g, not
+     * two that pstats would write as one key twice (fuzz_write) */
+    p = NULL;
+    rc = read_text(&p,
+                   "# callgrind format\nevents: Ticks\n+2 5\n*\ncfn=(2) g\ncalls=2 20\n* 30\n"
+                   "fn=(2)\n20 7\n",
+                   NULL, &err);
+    size_t gs = 0;
+    for (size_t i = 0; rc == 0 && i < pyprof_profile_func_count(p); i++)
+        gs +=
+            strcmp(pyprof_profile_string(p, pyprof_profile_func(p, (pyprof_id)i)->name), "g") == 0;
+    TAP_OK(rc == 0 && gs == 1, "a callee named before any fl= is the function of its fn= (%zu)",
+           gs);
+    pyprof_profile_free(p);
 }
 
 static void
