@@ -105,9 +105,10 @@ put_ref(pyprof_output *o, const char *key, uint64_t id, bool name_follows)
 struct cg_state {
     pyprof_profile *p;
     pyprof_output *o;
-    double scale;      /* profile units to costs (seconds to ns, or 1) */
-    bool clamped;      /* a cost was above what callgrind's 64-bit costs hold */
-    uint32_t *file_id; /* string id -> compressed id (0 = not yet written) */
+    double scale;        /* profile units to costs (seconds to ns, or 1) */
+    bool clamped;        /* a cost was above what callgrind's 64-bit costs hold */
+    bool negative_calls; /* an edge's call count was below 0 (damaged input) */
+    uint32_t *file_id;   /* string id -> compressed id (0 = not yet written) */
     uint32_t next_file;
     bool *fn_written;
     bool *dup; /* function name needs ":line" */
@@ -286,7 +287,9 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
             lit(&l, " self=");
             unum(&l, cost(&s, e->counts.tottime));
             lit(&l, e->flags & PYPROF_EDGE_COUNT_ONLY ? " count_only=1\ncalls=" : "\ncalls=");
-            num(&l, e->counts.ncalls);
+            /* callgrind's call counts are unsigned (a reader refuses "-2") */
+            num(&l, e->counts.ncalls > 0 ? e->counts.ncalls : 0);
+            s.negative_calls |= e->counts.ncalls < 0;
             lit(&l, " ");
             pos(&l, g->line);
             lit(&l, "\n");
@@ -306,6 +309,8 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         pyprof__note(opts->notes, "line timings are not written to callgrind");
     if (pyprof_profile_caps(in) & PYPROF_CAP_MEMORY)
         pyprof__note(opts->notes, "callgrind has no memory timeline: it is dropped");
+    if (s.negative_calls)
+        pyprof__note(opts->notes, "negative call counts (damaged input) were written as 0");
     if (s.clamped)
         pyprof__note(opts->notes, "costs above 2^64 - 1 (callgrind's largest) were written as "
                                   "2^64 - 1");

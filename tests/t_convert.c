@@ -321,6 +321,22 @@ test_model_round_trips(void)
                memmem(d, len, "\ncalls=1 5\n0 1000000000\n", 24),
            "callgrind: a negative line is written as position 0");
     pyprof_output_abort(o);
+    /* and call counts are unsigned: a negative one is 0, with a note */
+    pyprof_id nd = F(neg, "n.py", 9, "d", 1, 1, 1, 1);
+    E(neg, nc, nd, -2, -2, 0.5, 0.5);
+    pyprof_notes *cn;
+    pyprof_notes_new(&cn);
+    write_mem(neg, "callgrind", &o, cn);
+    d = pyprof_output_data(o, &len);
+    bool said = false;
+    for (size_t i = 0; i < pyprof_notes_count(cn); i++)
+        said |= strstr(pyprof_notes_at(cn, i), "negative call counts") != NULL;
+    pyprof_profile *nb = NULL;
+    TAP_OK(memmem(d, len, "\ncalls=0 9\n", 11) && said && read_mem(&nb, o, "callgrind") == 0,
+           "callgrind: a negative call count is written as 0, noted, and reads back");
+    pyprof_profile_free(nb);
+    pyprof_notes_free(cn);
+    pyprof_output_abort(o);
     pyprof_profile_free(neg);
 
     /* a stack model: speedscope and collapsed keep stacks */
