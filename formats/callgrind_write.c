@@ -174,13 +174,13 @@ put_fn(struct cg_state *s, const char *key, pyprof_id func)
     flush(s->o, &l);
 }
 
-static const pyprof_profile *sort_profile;
-
+/* By (file, name) id; the profile is qsort_r's context (not a file-scope
+ * variable: distinct profiles may be written on several threads at once) */
 static int
-cmp_file_name(const void *a, const void *b)
+cmp_file_name(const void *a, const void *b, void *profile)
 {
-    const pyprof_func *fa = pyprof_profile_func(sort_profile, *(const pyprof_id *)a);
-    const pyprof_func *fb = pyprof_profile_func(sort_profile, *(const pyprof_id *)b);
+    const pyprof_func *fa = pyprof_profile_func(profile, *(const pyprof_id *)a);
+    const pyprof_func *fb = pyprof_profile_func(profile, *(const pyprof_id *)b);
     if (fa->file != fb->file)
         return fa->file < fb->file ? -1 : 1;
     if (fa->name != fb->name)
@@ -198,8 +198,7 @@ find_duplicates(pyprof_profile *p, bool *dup)
         return PYPROF_ENOMEM;
     for (size_t i = 0; i < n; i++)
         ids[i] = (pyprof_id)i;
-    sort_profile = p; /* qsort has no context argument in C11 */
-    qsort(ids, n, sizeof(*ids), cmp_file_name);
+    qsort_r(ids, n, sizeof(*ids), cmp_file_name, p);
     for (size_t i = 1; i < n; i++) {
         const pyprof_func *a = pyprof_profile_func(p, ids[i - 1]);
         const pyprof_func *b = pyprof_profile_func(p, ids[i]);

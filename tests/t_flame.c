@@ -8,6 +8,11 @@
  */
 #include "config.h"
 
+#if defined(HAVE_PTHREAD)
+#include <pthread.h>
+#endif
+#include <stdio.h>
+
 #include <pyprof/flame.h>
 #include <pyprof/pyprof.h>
 
@@ -375,6 +380,77 @@ test_scene(void)
     pyprof_flame_free(f);
 }
 
+#if defined(HAVE_PTHREAD)
+/* Layouts of distinct profiles on two threads at once (profile.h allows
+ * it): each must come out as it does alone.  The layout once sorted a
+ * level's children through a file-scope pointer to its key text, which
+ * the other thread's layout moved under it. */
+struct lay_job {
+    const char *text;
+    const pyprof_flame *want;
+    int bad;
+};
+
+static int
+same_frames(const pyprof_flame *a, const pyprof_flame *b)
+{
+    if (!a || !b || pyprof_flame_frame_count(a) != pyprof_flame_frame_count(b))
+        return 0;
+    for (size_t i = 0; i < pyprof_flame_frame_count(a); i++) {
+        const pyprof_flame_frame *x = pyprof_flame_frame_at(a, i), *y = pyprof_flame_frame_at(b, i);
+        if (strcmp(x->name, y->name) || x->x != y->x || x->w != y->w || x->depth != y->depth)
+            return 0;
+    }
+    return 1;
+}
+
+static void *
+lay_many(void *arg)
+{
+    struct lay_job *j = arg;
+    pyprof_profile *p = folded(j->text);
+    for (int k = 0; k < 300; k++) {
+        pyprof_flame *f = NULL;
+        if (pyprof_flame_layout(&f, p, NULL, NULL) < 0 || !same_frames(f, j->want))
+            j->bad++;
+        pyprof_flame_free(f);
+    }
+    pyprof_profile_free(p);
+    return NULL;
+}
+
+/* n stacks "root;<prefix>NNN" with weights that keep every frame wide */
+static char *
+wide_text(const char *prefix, int n)
+{
+    size_t cap = (size_t)n * 40 + 1, len = 0;
+    char *s = malloc(cap);
+    for (int i = 0; s && i < n; i++)
+        len += (size_t)snprintf(s + len, cap - len, "root;%s%03d;leaf%d %d\n", prefix,
+                                (i * 7919) % n, i % 5, 100 + i);
+    return s;
+}
+
+static void
+test_threads(void)
+{
+    char *ta = wide_text("alpha_", 300), *tb = wide_text("b", 250);
+    struct lay_job a = {ta, layout(ta, NULL), 0}, b = {tb, layout(tb, NULL), 0};
+    pthread_t t1, t2;
+    int started = pthread_create(&t1, NULL, lay_many, &a) == 0;
+    started &= pthread_create(&t2, NULL, lay_many, &b) == 0;
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    TAP_OK(started && a.want && b.want && a.bad == 0 && b.bad == 0,
+           "two threads, 600 layouts of two profiles: each as laid out alone (%d, %d differ)",
+           a.bad, b.bad);
+    pyprof_flame_free((pyprof_flame *)a.want);
+    pyprof_flame_free((pyprof_flame *)b.want);
+    free(ta);
+    free(tb);
+}
+#endif
+
 int
 main(void)
 {
@@ -385,5 +461,8 @@ main(void)
     test_estimate();
     test_png();
     test_scene();
+#if defined(HAVE_PTHREAD)
+    test_threads();
+#endif
     return tap_done();
 }

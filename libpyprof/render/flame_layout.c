@@ -59,10 +59,10 @@ typedef struct walk {
     pyprof_profile *p;
     const pyprof_stack_node *nodes; /* p's nodes: the walk adds none */
     const uint32_t *lab;            /* label of each function */
-    unsigned metric;     /* the metric that gives widths */
-    bool vanished;       /* differential: widths max(before, after) */
+    unsigned metric;                /* the metric that gives widths */
+    bool vanished;                  /* differential: widths max(before, after) */
     uint32_t root_label;
-    size_t nt;           /* local nodes: profile nodes + the root */
+    size_t nt;       /* local nodes: profile nodes + the root */
     double *total_w; /* subtree width */
     uint8_t *flags;  /* NODE_* */
     uint64_t *kids;  /* children of the nodes the walk can open: parent << 32 | child */
@@ -452,12 +452,14 @@ count_str(char *buf, size_t size, double v)
         pyprof__snprintf_c(buf, size, "%.17g", v);
 }
 
-static const char *sort_keys; /* qsort's comparator has no context argument */
-
+/* Items by key text; `keys` is the walk's key buffer (qsort_r's context,
+ * not a file-scope variable: layouts of distinct profiles may run on
+ * several threads at once, profile.h) */
 static int
-item_cmp(const void *a, const void *b)
+item_cmp(const void *a, const void *b, void *keys)
 {
     const item *x = a, *y = b;
+    const char *sort_keys = keys;
     size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
     int c = memcmp(sort_keys + x->key, sort_keys + y->key, n);
     if (c)
@@ -512,8 +514,7 @@ push_level(walk *w, uint32_t node)
     L = &w->lv[w->nlv - 1];
     L->nitems = w->nitems - L->items;
     if (!f->o.flamechart && L->nitems > 1) { /* (none: items may still be NULL) */
-        sort_keys = w->keys;
-        qsort(w->items + L->items, L->nitems, sizeof(item), item_cmp);
+        qsort_r(w->items + L->items, L->nitems, sizeof(item), item_cmp, w->keys);
     }
     return 0;
 }
