@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pyprof/convert.h>
@@ -82,17 +83,39 @@ rounds_to_settle(const char *format)
     return 0;
 }
 
-/* True if some function of p is drawn as an empty frame.  A folded line
- * whose only frame is empty (" 5") is, for flamegraph.pl and for us,
- * weight on the root: such a stack cannot come back as written. */
 static int
-has_empty_frame(const pyprof_profile *p)
+cmp_str(const void *a, const void *b)
 {
-    char c[1];
-    for (size_t i = 0; i < pyprof_profile_func_count(p); i++)
-        if (pyprof_flame_frame_label(p, (pyprof_id)i, c, sizeof c) == 0)
-            return 1;
-    return 0;
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* True if folded text cannot tell p's functions apart: in a folded file a
+ * frame's text is its identity, so two functions with one label (two
+ * built-ins that differ only by line, which labels omit) come back as
+ * one; and a line whose only frame is empty (" 5") is, for flamegraph.pl
+ * and us, weight on the root. */
+static int
+labels_ambiguous(const pyprof_profile *p)
+{
+    size_t n = pyprof_profile_func_count(p);
+    char **labels = calloc(n ? n : 1, sizeof(*labels));
+    int ambiguous = labels == NULL;
+    for (size_t i = 0; !ambiguous && i < n; i++) {
+        size_t k = pyprof_flame_frame_label(p, (pyprof_id)i, NULL, 0);
+        if (k == 0 || !(labels[i] = malloc(k + 1)))
+            ambiguous = 1;
+        else
+            pyprof_flame_frame_label(p, (pyprof_id)i, labels[i], k + 1);
+    }
+    if (!ambiguous) {
+        qsort(labels, n, sizeof(*labels), cmp_str);
+        for (size_t i = 1; i < n && !ambiguous; i++)
+            ambiguous = strcmp(labels[i - 1], labels[i]) == 0;
+    }
+    for (size_t i = 0; labels && i < n; i++)
+        free(labels[i]);
+    free(labels);
+    return ambiguous;
 }
 
 static void
@@ -100,7 +123,7 @@ check_writer(pyprof_profile *p, const char *format)
 {
     pyprof_output *prev = write_as(p, format);
     int rounds = rounds_to_settle(format);
-    if (strcmp(format, "collapsed") == 0 && has_empty_frame(p))
+    if (strcmp(format, "collapsed") == 0 && labels_ambiguous(p))
         rounds = 0;
     for (int k = 1; prev && k <= rounds; k++) {
         size_t n1, n2;
