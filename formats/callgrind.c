@@ -705,7 +705,12 @@ callgrind_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
     while ((rc = pyprof_input_read_line(in, &line, &len, 0, err)) > 0) {
         if (len && line[len - 1] == '\r')
             len--;
-        /* a private NUL-terminated copy: the line is trimmed and parsed in place */
+        /* a private NUL-terminated copy: the line is trimmed and parsed in
+         * place, so a NUL inside would silently cut a name short */
+        if (memchr(line, 0, len)) {
+            rc = fail(&c, "a NUL byte in the line: this is not a text file");
+            goto out;
+        }
         if ((rc = PYPROF_GROW(buf, buf_cap, len + 1)) < 0)
             goto out;
         memcpy(buf, line, len);

@@ -536,6 +536,19 @@ test_reader_errors(void)
             tap_diag("  rc %d line %lld: %s", rc, (long long)err.line, err.message);
         pyprof_profile_free(p);
     }
+    /* a NUL inside a line would cut a name short: refused, with the line */
+    static const char nul[] = "events: ns\nfn=abc\0def\n1 2\n";
+    pyprof_input *in;
+    pyprof_profile *np = NULL;
+    pyprof_error nerr = PYPROF_ERROR_INIT;
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    ro.format = "callgrind";
+    pyprof_input_open_memory(&in, nul, sizeof nul - 1, "mem", NULL);
+    int nrc = pyprof_profile_read(&np, in, &ro, &nerr);
+    pyprof_input_close(in);
+    TAP_OK(nrc == PYPROF_EFORMAT && nerr.line == 2 && strstr(nerr.message, "NUL"),
+           "callgrind rejects a NUL byte inside a line, at its line (%s)", nerr.message);
+    pyprof_profile_free(np);
     static const char *const ss_bad[] = {"\"samples\":[[0]],\"weights\":[]",
                                          "\"samples\":[[5]],\"weights\":[1]",
                                          "\"samples\":[[0]],\"weights\":[-1]"};
