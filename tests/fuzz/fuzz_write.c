@@ -129,6 +129,12 @@ check_writer(pyprof_profile *p, const char *format)
         size_t n1, n2;
         const unsigned char *t1 = pyprof_output_data(prev, &n1);
         pyprof_profile *back = read_back(t1, n1, format);
+        if (pyprof_profile_func_count(back) == 0) {
+            /* an empty document (a call graph with no time to estimate
+             * stacks from): nothing is left to write again */
+            pyprof_profile_free(back);
+            break;
+        }
         pyprof_output *next = write_as(back, format);
         /* Wrote it once, so it can write it again. */
         if (!next)
