@@ -299,6 +299,38 @@ test_model_round_trips(void)
            "callgrind: duplicate names get :LINE, totals = sum of self ns");
     pyprof_output_abort(o);
 
+    /* two functions with one pstats key (a code-object name equal to a
+     * string name): one entry, counts and callers added, not two entries of
+     * which Python keeps the later */
+    pyprof_profile *dup;
+    pyprof_profile_new(&dup);
+    pyprof_id main_f = F(dup, "m.py", 1, "main", 1, 1, 0.5, 4.0);
+    pyprof_id f1 = F(dup, "m.py", 5, "work", 2, 2, 1.0, 1.0);
+    pyprof_id f2;
+    pyprof_profile_func_intern(dup, &f2, S(dup, "m.py"), 5, S(dup, "work"), PYPROF_FUNC_CODEOBJ,
+                               NULL);
+    pyprof_profile_func_mut(dup, f2)->counts = (pyprof_counts){3, 3, 2.0, 2.5};
+    E(dup, main_f, f1, 2, 2, 1.0, 1.0);
+    E(dup, main_f, f2, 3, 3, 2.0, 2.5);
+    pyprof_notes *dn;
+    pyprof_notes_new(&dn);
+    write_mem(dup, "pstats", &o, dn);
+    pyprof_profile *db = NULL;
+    bool merged = read_mem(&db, o, "pstats") == 0 && pyprof_profile_func_count(db) == 2 &&
+                  pyprof_profile_edge_count(db) == 1 && pyprof_notes_count(dn) >= 1;
+    for (size_t i = 0; merged && i < 2; i++) {
+        const pyprof_func *f = pyprof_profile_func(db, (pyprof_id)i);
+        if (strcmp(pyprof_profile_string(db, f->name), "work") == 0)
+            merged = f->counts.ncalls == 5 && f->counts.tottime == 3.0 && f->counts.cumtime == 3.5;
+    }
+    const pyprof_edge *de = merged ? pyprof_profile_edge(db, 0) : NULL;
+    TAP_OK(merged && de && de->counts.ncalls == 5 && de->counts.cumtime == 3.5,
+           "pstats: two functions with one key are one entry, counts and callers added");
+    pyprof_profile_free(db);
+    pyprof_notes_free(dn);
+    pyprof_output_abort(o);
+    pyprof_profile_free(dup);
+
     /* a name that ends in ":LINE" itself keeps it (only the writer's
      * suffixes come off), next to a suffixed duplicate pair */
     pyprof_profile *sfx;
