@@ -89,9 +89,10 @@ struct cg_func {
     pyprof_id file, name;
     int64_t line, line_hint; /* -1 = not seen */
     double self, out_incl;
-    int64_t calls_in;
-    bool ext, caller_only; /* "# pyprof-func:" seen */
-    bool line_suffix;      /* ours: the writer added ":LINE" to the name */
+    int64_t calls_in;       /* calls into it, the call count of a file without ours */
+    bool calls_in_overflow; /* ...which passed 2^63: an error only if it is needed */
+    bool ext, caller_only;  /* "# pyprof-func:" seen */
+    bool line_suffix;       /* ours: the writer added ":LINE" to the name */
     int64_t ncalls, primcalls;
     double cum;
     uint32_t block; /* 1-based order of the first fn= block, 0 = none */
@@ -408,8 +409,12 @@ cost_line(struct cg *c, const char *s)
             e->count_only = c->pend_count_only;
         }
         c->pend_ext = false;
-        if ((rc = add_count(c, &g->calls_in, c->call_count)) < 0)
-            return rc;
+        /* our own files give the count in "# pyprof-func:" (maybe later in
+         * the file), and it is the sum of saturated edges that may pass 2^63 */
+        if (__builtin_add_overflow(g->calls_in, c->call_count, &g->calls_in)) {
+            g->calls_in = INT64_MAX;
+            g->calls_in_overflow = true;
+        }
         if (callee != c->cur)
             f->out_incl += cost;
         if (g->line_hint < 0 && c->call_target > 0)
@@ -638,6 +643,10 @@ finish(struct cg *c)
         m->counts.tottime += to_seconds(c, f->self);
         /* two callgrind functions can become one (clean_name): their
          * counts add, and may overflow like any sum of file data */
+        if (!f->ext && f->calls_in_overflow)
+            return pyprof_error_set(c->err, PYPROF_EFORMAT, pyprof_input_name(c->in), FMT, -1, 0,
+                                    "calls into %s add up to more than %lld",
+                                    pyprof_profile_string(c->p, f->name), (long long)INT64_MAX);
         int64_t nc = f->ext ? f->ncalls : f->calls_in, pc = f->ext ? f->primcalls : f->calls_in;
         if (__builtin_add_overflow(m->counts.ncalls, nc, &m->counts.ncalls) ||
             __builtin_add_overflow(m->counts.primcalls, pc, &m->counts.primcalls))

@@ -568,6 +568,25 @@ test_reader_errors(void)
             tap_diag("  rc %d line %lld: %s", rc, (long long)err.line, err.message);
         pyprof_profile_free(p);
     }
+    /* calls into b from two callers add up past 2^63: an error in a file
+     * that gives no count of its own, not in ours, which says b's count */
+    static const char many[] = "events: ns\nfn=a\n1 1\ncfn=b\ncalls=9223372036854775807 1\n1 5\n"
+                               "fn=c\n1 1\ncfn=b\ncalls=9223372036854775807 1\n1 5\n"
+                               "fn=b\n%s1 1\n";
+    char text[512];
+    pyprof_profile *mp = NULL;
+    pyprof_error merr = PYPROF_ERROR_INIT;
+    snprintf(text, sizeof text, many, "");
+    int mrc = read_text(&mp, text, "callgrind", &merr);
+    pyprof_profile_free(mp);
+    mp = NULL;
+    snprintf(text, sizeof text, many,
+             "# pyprof-func: ncalls=9223372036854775807 primcalls=9223372036854775807 cum=11\n");
+    int orc = read_text(&mp, text, "callgrind", NULL);
+    TAP_OK(mrc == PYPROF_EFORMAT && strstr(merr.message, "calls into b") && orc == 0,
+           "callgrind: calls into a function past 2^63 are an error only without our count");
+    pyprof_profile_free(mp);
+
     /* a NUL inside a line would cut a name short: refused, with the line */
     static const char nul[] = "events: ns\nfn=abc\0def\n1 2\n";
     pyprof_input *in;
