@@ -138,7 +138,7 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     size_t path_cap = 0;
     struct labels lab = {NULL, 0, 0, NULL, false};
     struct line ln = {NULL, 0, 0};
-    bool fractional = false, joined = false, uncommented = false;
+    bool fractional = false, joined = false, uncommented = false, negative = false;
     /* A second count column makes a folded line differential (before,
      * after) for flamegraph.pl and every reader: only before/after data
      * may be written so; austin's memory column is dropped instead. */
@@ -178,6 +178,13 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
         if (scale != 1.0) {
             w[0] = round(w[0]); /* (not llround: no overflow above 2^63) */
             w[1] = round(w[1]);
+        }
+        if (w[0] < 0 || (metrics == 2 && w[1] < 0) || isnan(w[0]) ||
+            (metrics == 2 && isnan(w[1]))) {
+            /* flamegraph.pl's counts have no sign (nor NaN): such a line
+             * would be a malformed line to every reader */
+            negative = true;
+            continue;
         }
         if (w[0] == 0 && (metrics < 2 || w[1] == 0)) {
             /* a zero-weight leaf is still a stack that was seen (austin's
@@ -230,6 +237,9 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
     if (lab.sanitized)
         pyprof__note(opts->notes, "';' and line breaks in frame names were replaced by ':' and "
                                   "spaces");
+    if (negative)
+        pyprof__note(opts->notes, "folded counts have no sign: stacks with a negative weight "
+                                  "were left out");
     if (uncommented)
         pyprof__note(opts->notes, "a stack that started with '#' was written with '_' for it: "
                                   "austin's readers take such lines for comments");

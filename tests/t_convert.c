@@ -422,6 +422,24 @@ test_model_round_trips(void)
     pyprof_output_abort(o);
     pyprof_profile_free(num);
 
+    /* nor may a count have a sign: flamegraph.pl's grammar has none */
+    pyprof_profile *sg;
+    pyprof_profile_new(&sg);
+    pyprof_id sa = F(sg, "", 0, "alloc", 0, 0, 0, 0), sf = F(sg, "", 0, "free", 0, 0, 0, 0);
+    pyprof_profile_stack_child(sg, &n1, PYPROF_NONE, sa);
+    pyprof_profile_stack_child(sg, &n2, PYPROF_NONE, sf);
+    pyprof_profile_stack_node_mut(sg, n1)->self[0] = 3;
+    pyprof_profile_stack_node_mut(sg, n2)->self[0] = -5;
+    pyprof_profile_meta_set(sg, "time_unit", "samples");
+    pyprof_notes_new(&nn);
+    write_mem(sg, "collapsed", &o, nn);
+    d = pyprof_output_data(o, &len);
+    TAP_OK(len == 8 && memcmp(d, "alloc 3\n", 8) == 0 && pyprof_notes_count(nn) == 1,
+           "collapsed: a stack with a negative weight is left out, noted");
+    pyprof_notes_free(nn);
+    pyprof_output_abort(o);
+    pyprof_profile_free(sg);
+
     /* nor may a stack start with '#' (austin's comments, our estimate mark) */
     pyprof_profile *hash;
     pyprof_profile_new(&hash);
