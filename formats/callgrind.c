@@ -643,15 +643,19 @@ finish(struct cg *c)
         m->counts.tottime += to_seconds(c, f->self);
         /* two callgrind functions can become one (clean_name): their
          * counts add, and may overflow like any sum of file data */
-        if (!f->ext && f->calls_in_overflow)
-            return pyprof_error_set(c->err, PYPROF_EFORMAT, pyprof_input_name(c->in), FMT, -1, 0,
-                                    "calls into %s add up to more than %lld",
-                                    pyprof_profile_string(c->p, f->name), (long long)INT64_MAX);
+        if (!f->ext && f->calls_in_overflow) {
+            rc = pyprof_error_set(c->err, PYPROF_EFORMAT, pyprof_input_name(c->in), FMT, -1, 0,
+                                  "calls into %s add up to more than %lld",
+                                  pyprof_profile_string(c->p, f->name), (long long)INT64_MAX);
+            goto out;
+        }
         int64_t nc = f->ext ? f->ncalls : f->calls_in, pc = f->ext ? f->primcalls : f->calls_in;
         if (__builtin_add_overflow(m->counts.ncalls, nc, &m->counts.ncalls) ||
-            __builtin_add_overflow(m->counts.primcalls, pc, &m->counts.primcalls))
-            return pyprof_error_set(c->err, PYPROF_EFORMAT, pyprof_input_name(c->in), FMT, -1, 0,
-                                    "call counts add up to more than %lld", (long long)INT64_MAX);
+            __builtin_add_overflow(m->counts.primcalls, pc, &m->counts.primcalls)) {
+            rc = pyprof_error_set(c->err, PYPROF_EFORMAT, pyprof_input_name(c->in), FMT, -1, 0,
+                                  "call counts add up to more than %lld", (long long)INT64_MAX);
+            goto out; /* (a return here leaked the order and map) */
+        }
         if (f->ext) {
             m->counts.cumtime += to_seconds(c, f->cum);
             if (f->caller_only)
