@@ -179,8 +179,7 @@ collapsed_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
             w[0] = round(w[0]); /* (not llround: no overflow above 2^63) */
             w[1] = round(w[1]);
         }
-        if (w[0] < 0 || (metrics == 2 && w[1] < 0) || isnan(w[0]) ||
-            (metrics == 2 && isnan(w[1]))) {
+        if (!(w[0] >= 0) || (metrics == 2 && !(w[1] >= 0))) {
             /* flamegraph.pl's counts have no sign (nor NaN): such a line
              * would be a malformed line to every reader */
             negative = true;

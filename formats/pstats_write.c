@@ -166,25 +166,6 @@ groups_free(struct groups *g)
     pyprof__free(g->next);
 }
 
-/* a + b, held to the int64_t range (counts of damaged files can be huge) */
-static int64_t
-add_sat(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (!__builtin_add_overflow(a, b, &r))
-        return r;
-    return b > 0 ? INT64_MAX : INT64_MIN;
-}
-
-static void
-counts_add(pyprof_counts *a, const pyprof_counts *b)
-{
-    a->primcalls = add_sat(a->primcalls, b->primcalls);
-    a->ncalls = add_sat(a->ncalls, b->ncalls);
-    a->tottime += b->tottime;
-    a->cumtime += b->cumtime;
-}
-
 /* One caller entry of the function being written, keyed by the caller's
  * group lead; slot_of[lead] finds it while that function is written. */
 struct caller {
@@ -220,7 +201,7 @@ group_callers(pyprof_profile *p, const struct groups *g, pyprof_id lead, uint32_
             }
             struct caller *c = &(*out)[slot_of[cl]];
             c->count_only &= count_only;
-            counts_add(&c->c, &e->counts);
+            pyprof__counts_add(&c->c, &e->counts);
         }
     }
     for (size_t k = 0; k < *n; k++)
@@ -268,7 +249,7 @@ pstats_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *o
             const pyprof_func *f = pyprof_profile_func(p, m);
             listed |= !(f->flags & PYPROF_FUNC_CALLER_ONLY);
             if (m != (pyprof_id)i)
-                counts_add(&c, &f->counts);
+                pyprof__counts_add(&c, &f->counts);
         }
         if (!listed)
             continue;

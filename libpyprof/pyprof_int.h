@@ -52,6 +52,26 @@ pyprof__round_i64(double v)
     return (int64_t)__builtin_round(v);
 }
 
+/* a += b, as pstats.Stats.add adds two entries; the call counts held to the
+ * int64_t range (sums of damaged files' counts can pass it, and a signed
+ * overflow would be undefined) */
+static inline int64_t
+pyprof__add_sat_i64(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (!__builtin_add_overflow(a, b, &r))
+        return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+static inline void
+pyprof__counts_add(pyprof_counts *a, const pyprof_counts *b)
+{
+    a->primcalls = pyprof__add_sat_i64(a->primcalls, b->primcalls);
+    a->ncalls = pyprof__add_sat_i64(a->ncalls, b->ncalls);
+    a->tottime += b->tottime;
+    a->cumtime += b->cumtime;
+}
+
 /* ---- allocation ------------------------------------------------------------
  * Every allocation of the library goes through these, so that the tests can
  * fail the Nth one (pyprof__alloc_fail_after) and check that each failure

@@ -30,15 +30,6 @@ map_strings(pyprof_profile *dst, const pyprof_profile *src, struct idmap *m)
     return 0;
 }
 
-static void
-counts_add(pyprof_counts *a, const pyprof_counts *b)
-{
-    a->primcalls += b->primcalls;
-    a->ncalls += b->ncalls;
-    a->tottime += b->tottime;
-    a->cumtime += b->cumtime;
-}
-
 int
 pyprof_profile_merge(pyprof_profile *dst, const pyprof_profile *src, pyprof_error *err)
 {
@@ -70,7 +61,7 @@ pyprof_profile_merge(pyprof_profile *dst, const pyprof_profile *src, pyprof_erro
             uint32_t caller_only = df->flags & sf->flags & PYPROF_FUNC_CALLER_ONLY;
             df->flags = ((df->flags | sf->flags) & ~PYPROF_FUNC_CALLER_ONLY) | caller_only;
         }
-        counts_add(&df->counts, &sf->counts);
+        pyprof__counts_add(&df->counts, &sf->counts);
     }
 
     /* edges: the src order within one callee is kept, appended after dst's */
@@ -91,7 +82,7 @@ pyprof_profile_merge(pyprof_profile *dst, const pyprof_profile *src, pyprof_erro
                                   src->str[src->funcs[se->callee].name]);
             goto out;
         }
-        counts_add(&de->counts, &se->counts);
+        pyprof__counts_add(&de->counts, &se->counts);
     }
 
     /* stack tree: parents precede children, so one forward pass maps paths */

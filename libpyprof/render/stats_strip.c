@@ -47,15 +47,6 @@ stripped_func(pyprof_profile *q, const pyprof_profile *p, const pyprof_func *f, 
     return rc;
 }
 
-static void
-counts_add(pyprof_counts *a, const pyprof_counts *b)
-{
-    a->primcalls += b->primcalls;
-    a->ncalls += b->ncalls;
-    a->tottime += b->tottime;
-    a->cumtime += b->cumtime;
-}
-
 /* Strip `p`, walking its entries in `entries` order.  The new profile's
  * entries are its first functions, in the order they were first met. */
 static int
@@ -122,7 +113,7 @@ strip(pyprof_profile **out, const pyprof_profile *p, const pyprof_id *entries, s
         const pyprof_func *f = pyprof_profile_func(p, entries[i]);
         PYPROF_TRY(stripped_func(q, p, f, f->flags & ~(uint32_t)PYPROF_FUNC_CALLER_ONLY,
                                  &map[entries[i]], NULL));
-        counts_add(&pyprof_profile_func_mut(q, map[entries[i]])->counts, &f->counts);
+        pyprof__counts_add(&pyprof_profile_func_mut(q, map[entries[i]])->counts, &f->counts);
     }
 
     /* pass 2: each entry's callers, re-keyed by assignment, then added */
@@ -167,7 +158,7 @@ strip(pyprof_profile **out, const pyprof_profile *p, const pyprof_id *entries, s
                                       "cProfile caller record");
                 goto out;
             }
-            counts_add(&ne2->counts, &oe->counts);
+            pyprof__counts_add(&ne2->counts, &oe->counts);
         }
     }
     *out = q;
