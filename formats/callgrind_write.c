@@ -209,6 +209,30 @@ find_duplicates(pyprof_profile *p, bool *dup)
     return 0;
 }
 
+/* How many functions ahead the call loop asks for what it will read.
+ * A function's calls are scattered over the profile's edge array (pstats
+ * stores them by callee), and each names a callee elsewhere in the
+ * function array: on a 500,000-edge profile those two cache misses per
+ * call were two thirds of the writer's time.  Asking for the edges of
+ * function i + 2 and the callees of function i + 1 lets them overlap. */
+#define CALLS_AHEAD 2
+
+static void
+prefetch_calls(pyprof_profile *p, size_t i, bool callees)
+{
+    const pyprof_id *es;
+    size_t ne;
+    if (i >= pyprof_profile_func_count(p) || pyprof_profile_callees(p, (pyprof_id)i, &es, &ne) < 0)
+        return;
+    for (size_t k = 0; k < ne; k++) {
+        const pyprof_edge *e = pyprof_profile_edge(p, es[k]);
+        if (callees)
+            __builtin_prefetch(pyprof_profile_func(p, e->callee));
+        else
+            __builtin_prefetch(e);
+    }
+}
+
 static int
 callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options *opts,
                 pyprof_error *err)
@@ -254,6 +278,8 @@ callgrind_write(pyprof_profile *in, pyprof_output *o, const pyprof_write_options
 
     for (size_t i = 0; i < nf; i++) {
         const pyprof_func *f = pyprof_profile_func(p, (pyprof_id)i);
+        prefetch_calls(p, i + CALLS_AHEAD, false);
+        prefetch_calls(p, i + CALLS_AHEAD - 1, true);
         pyprof_output_write(o, "\n", 1);
         put_file(&s, "fl", f->file);
         put_fn(&s, "fn", (pyprof_id)i);
