@@ -8,7 +8,8 @@
  * reverse, stats [RESTRICTION...], callers, callees, strip, add FILE,
  * read FILE.  Restrictions right after `sort KEY...` print the table
  * (`sort cumtime 20`).  With no command the whole table is printed in file
- * order; on a terminal, with no command, the interactive browser starts.
+ * order; on a terminal, with no command, the interactive browser starts
+ * (with -i, also on a pipe: commands piped in, as to python -m pstats).
  * The whole command line is checked before anything runs, so a usage
  * error (exit 2) never follows partial output.
  */
@@ -59,6 +60,8 @@ usage(FILE *f)
                "      --json          export the table as JSON instead of text\n"
                "      --csv           export the table as CSV instead of text\n"
                "  -T, --type TYPE     txt, json or csv (default: from the -o extension)\n"
+               "  -i, --interactive   run the browser even when standard input or output is\n"
+               "                      not a terminal (commands piped in, as to python -m pstats)\n"
                "  -h, --help          show this help and exit\n" CLI_LIMIT_HELP
                "      --version       show version information and exit\n"
                "\n"
@@ -276,12 +279,14 @@ int
 main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_CSV, OPT_VERSION };
+    bool interactive = false;
     const char *type = NULL;
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"json", no_argument, NULL, OPT_JSON},
                                              {"csv", no_argument, NULL, OPT_CSV},
                                              {"type", required_argument, NULL, 'T'},
+                                             {"interactive", no_argument, NULL, 'i'},
                                              CLI_LIMIT_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {"version", no_argument, NULL, OPT_VERSION},
@@ -293,7 +298,7 @@ main(int argc, char **argv)
     cli_init("pyprof-stats");
     opterr = 0; /* our own message, without libtool's path in it */
     int cmd_at = first_command(argc, argv);
-    while ((opt = getopt_long(cmd_at, argv, ":f:o:T:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(cmd_at, argv, ":f:o:T:ih", longopts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             if (!pyprof_format_canonical(optarg))
@@ -305,6 +310,9 @@ main(int argc, char **argv)
             break;
         case 'T':
             type = optarg;
+            break;
+        case 'i':
+            interactive = true;
             break;
         case OPT_JSON:
             export = PYPROF_STATS_JSON;
@@ -346,7 +354,15 @@ main(int argc, char **argv)
             if (cmds[i].kind == C_CALLERS || cmds[i].kind == C_CALLEES)
                 cli_usage_fail("--csv exports the stats table only; use --json for callers");
 
-    bool browse = ncmds == 0 && !output && export == EXPORT_NONE && isatty(0) && isatty(1);
+    /* -i: the browser reads its commands from a pipe too, as python -m
+     * pstats does (`printf 'sort time\nstats 5\n' | pyprof-stats -i F`);
+     * without it a pipe or file on stdin is not read, so that a script's
+     * `pyprof-stats F | head` never waits for input */
+    if (interactive && (ncmds > 0 || output || export != EXPORT_NONE || type))
+        cli_usage_fail("-i takes commands from standard input only, and prints text to "
+                       "standard output: no commands, -o, -T, --json or --csv with it");
+    bool browse =
+        interactive || (ncmds == 0 && !output && export == EXPORT_NONE && isatty(0) && isatty(1));
     if (nfiles == 0 && !browse)
         cli_usage_fail("no input files");
 

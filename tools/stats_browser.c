@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <readline.h>
 
@@ -347,6 +348,30 @@ complete(const char *text, int start, int end)
     return rl_completion_matches(text, generator);
 }
 
+/* The next command line (malloc'd), NULL at the end of input.  On a
+ * terminal libedit reads it, with editing and history; from a pipe or
+ * file (pyprof-stats -i) the prompt is printed and a line read, as
+ * Python's input() does, so that a piped session prints what python -m
+ * pstats prints, prompts included. */
+static char *
+read_command(bool tty)
+{
+    if (tty)
+        return readline(prompt);
+    fputs(prompt, stdout);
+    fflush(stdout);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, stdin);
+    if (n < 0) {
+        free(line);
+        return NULL;
+    }
+    if (n > 0 && line[n - 1] == '\n')
+        line[n - 1] = '\0';
+    return line;
+}
+
 int
 stats_browser_run(struct stats_session *s, char **files, int nfiles)
 {
@@ -364,16 +389,17 @@ stats_browser_run(struct stats_session *s, char **files, int nfiles)
     say("Welcome to the profile statistics browser.\n");
 
     char *lastcmd = NULL;
+    bool tty = isatty(0);
     for (;;) {
         pyprof_output_status(s->out, NULL);
         fflush(stdout);
-        char *line = readline(prompt);
+        char *line = read_command(tty);
         bool stop;
         if (!line) {
             char eof[] = "EOF";
             stop = onecmd(eof, &lastcmd);
         } else {
-            if (*line)
+            if (*line && tty)
                 add_history(line);
             stop = onecmd(line, &lastcmd);
             free(line);
