@@ -35,6 +35,25 @@ number_agrees(double v)
     return ok;
 }
 
+/* 1 if pyprof__fmt_double(v) is the shortest of "%.15g", "%.16g" and
+ * "%.17g" that reads back as v, as printf and strtod make it */
+static int
+shortest_agrees(double v)
+{
+    char ours[PYPROF__DBL_BUF], ref[64];
+    pyprof__fmt_double(ours, v);
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(ref, sizeof ref, "%.*g", prec, v);
+        if (strtod(ref, NULL) == v)
+            break;
+    }
+    int ok = strcmp(ours, ref) == 0;
+    static int shown;
+    if (!ok && shown++ < 10)
+        tap_diag("%.17g: ours '%s', printf '%s'", v, ours, ref);
+    return ok;
+}
+
 /* what write(o, s) writes, through a memory output */
 static char *
 written(void (*write)(pyprof_output *, const char *), const char *s)
@@ -159,6 +178,63 @@ main(void)
         wrong += !number_agrees((double)(rand() % 1000000));
     }
     TAP_OK(wrong == 0, "numbers: 300,000 random doubles, times and counts as cJSON (%ld differ)",
+           wrong);
+
+    /* The 15-digit text is derived from the 17 digits (emit.c): where that
+     * could go wrong.  Digits 16-17 of "50" (16-digit integers ending in 5
+     * are exact ties), 15 nines that carry into a new digit, numbers of
+     * 15, 16 and 17 digits, each around every exponent where the notation
+     * changes (10^-5, 10^-4, 10^14 ... 10^17) and far beyond (10^+-22,
+     * where reading back needs strtod). */
+    wrong = 0;
+    srand(12);
+    for (long i = 0; i < 40000; i++) {
+        uint64_t m15 =
+            100000000000000ull + ((uint64_t)rand() << 16 ^ (uint64_t)rand()) % 900000000000000ull;
+        double tie = (double)(m15 * 10 + 5); /* 16 digits, exact, a tie */
+        double nines = 999999999999999.0 + (rand() % 1000) / 1000.0;
+        wrong += !number_agrees(tie) + !number_agrees(-tie) + !number_agrees(nines);
+        wrong += !number_agrees((double)(m15 * 100 + (uint64_t)(rand() % 100))); /* 17 digits */
+        static const int exps[] = {-300, -23, -22, -6, -5, -4, -3, 0, 13, 14, 15, 16, 17, 22, 23};
+        int x = exps[i % (long)(sizeof exps / sizeof *exps)];
+        char text[64];
+        snprintf(text, sizeof text, "%llu.%02de%d", (unsigned long long)m15, rand() % 100, x - 14);
+        double v = strtod(text, NULL); /* 15 + 2 digits at 10^x */
+        wrong += !number_agrees(v) + !number_agrees(-v);
+        snprintf(text, sizeof text, "9.99999999999999%de%d", rand() % 10, x);
+        wrong += !number_agrees(strtod(text, NULL));
+        snprintf(text, sizeof text, "%llue%d", (unsigned long long)m15, x - 14);
+        wrong += !number_agrees(strtod(text, NULL)); /* 15 digits: reads back */
+    }
+    TAP_OK(wrong == 0,
+           "numbers: 320,000 ties, carries and notation borders of the 15-digit rounding as "
+           "cJSON (%ld differ)",
+           wrong);
+
+    /* the exact texts: 15, 16 or 17 digits, rounded from 17 (emit.c) */
+    wrong = 0;
+    srand(13);
+    for (long i = 0; i < 60000; i++) {
+        uint64_t bits = 0;
+        for (int k = 0; k < 4; k++)
+            bits = bits << 16 ^ (uint64_t)(rand() & 0xFFFF);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        if (!isnan(v))
+            wrong += !shortest_agrees(v);
+        uint64_t m = ((uint64_t)rand() << 31 ^ (uint64_t)rand()) % 100000000000000000ull;
+        static const int exps[] = {-320, -30, -22, -5, -4, 0, 14, 15, 16, 17, 22, 40};
+        char text[64];
+        snprintf(text, sizeof text, "%llue%d", (unsigned long long)m,
+                 exps[i % (long)(sizeof exps / sizeof *exps)] - 16);
+        wrong += !shortest_agrees(strtod(text, NULL)); /* up to 17 digits */
+        wrong += !shortest_agrees((double)(rand() % 100000000) / 1e6) +
+                 !shortest_agrees(-(double)(m % 100000000000000000ull)) + !shortest_agrees(0.0) +
+                 !shortest_agrees(-0.0);
+    }
+    TAP_OK(wrong == 0,
+           "exact numbers: 360,000 random doubles, decimals and integers as the shortest of "
+           "%%.15g, %%.16g, %%.17g that reads back (%ld differ)",
            wrong);
 
     char all[256];
