@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/flame.sh - pyprof-flame against flamegraph.pl and the `wc -l` floor on
-# folded stacks of 1 MB, 100 MB and 1 GB (time and peak memory).
+# folded stacks of 1 MB, 100 MB and 1 GB (time and peak memory), and against
+# flameprof on pstats-large (stacks estimated from caller ratios).
 #
 # Usage: bench/flame.sh [BUILD_DIR]      (default: ./build)
 #   BENCH_DATA=DIR       inputs (default /work/bench-data; made by
@@ -99,4 +100,14 @@ if [ -r "$real" ] && [ -z "${NO_REAL:-}" ]; then
     echo "$us|$wc" | awk -F'|' '{ split($1, u, " "); split($2, w, " ");
         printf "real100 ratios: pyprof-flame / wc -l = %.1fx wall\n", u[1] / (w[1] > 0.001 ? w[1] : 0.001) }'
 fi
-[ -n "${FLAMEGRAPH_PL:-}" ] || echo "* flamegraph.pl: peer figures from shared/bench/README.md (another run, quiet machine)"
+# pstats has no stacks: from pstats-large both tools draw stacks estimated
+# from caller ratios (each its own way), flameprof in Python
+pl="$DATA/pstats-large.pstats"
+if [ -r "$pl" ] && [ -z "${NO_PSTATS:-}" ]; then
+    us=$(measure "$TOOL" "$pl" -o "$OUT/out.svg")
+    echo "$us" | awk '{printf "%-6s %-16s %9s %9s %10.1f\n", "pstats", "pyprof-flame", $1, $2, $3 / 1024}'
+    printf '%-6s %-16s %9s %9s %10.1f\n' pstats "flameprof*" 31 - 384
+    echo "$us" | awk '{printf "pstats ratios: flameprof / pyprof-flame = %.0fx wall, %.1fx memory\n",
+        31 / $1, 384 * 1024 / $3}'
+fi
+[ -n "${FLAMEGRAPH_PL:-}" ] || echo "* flamegraph.pl, flameprof: peer figures from shared/bench/README.md (another run, quiet machine)"
