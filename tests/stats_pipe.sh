@@ -53,6 +53,15 @@ tap_diff "no file, read and add in the session: as python -m pstats" ours.txt re
 TZ=UTC "$T" -i py27.pstats <keys.txt >t.txt 2>&1
 tap_check "a Python 2 file, which python -m pstats cannot read, browses" grep -q '^py27\.pstats% ' t.txt
 
+# a command line of 2 MiB is cut at 1 MiB with a warning (memory stays
+# bounded), and the commands after it still run
+{ head -c 2097152 /dev/zero | tr '\0' x; printf '\nsort time\nstats 1\n'; } >long.txt
+"$T" -i a.pstats <long.txt >t.txt 2>err.txt
+rc=$?
+tap_check "a 2 MiB command line: cut, with a one-line warning naming line 1" \
+    sh -c "[ $rc = 0 ] && [ \$(wc -l <err.txt) = 1 ] && grep -q '^pyprof-stats: warning: standard input: line 1: longer than 1048575 bytes' err.txt"
+tap_check "...and the commands after it run" grep -q 'Ordered by: internal time' t.txt
+
 # without -i a pipe is not read: the table, no prompt
 printf 'sort time\nstats 1\n' | "$T" a.pstats >t.txt 2>&1
 tap_check "without -i a piped stdin is not read" sh -c '! grep -q "% " t.txt && grep -q "ncalls" t.txt'

@@ -348,27 +348,50 @@ complete(const char *text, int start, int end)
     return rl_completion_matches(text, generator);
 }
 
+/* Longest command line read from a pipe: a browser command is a few words,
+ * and a file of one endless line must not take all memory.  The rest of a
+ * longer line is skipped, with a warning. */
+#define COMMAND_MAX ((size_t)1 << 20)
+
 /* The next command line (malloc'd), NULL at the end of input.  On a
  * terminal libedit reads it, with editing and history; from a pipe or
  * file (pyprof-stats -i) the prompt is printed and a line read, as
  * Python's input() does, so that a piped session prints what python -m
- * pstats prints, prompts included. */
+ * pstats prints, prompts included.  `lineno` counts the lines read. */
 static char *
-read_command(bool tty)
+read_command(bool tty, unsigned long *lineno)
 {
+    ++*lineno;
     if (tty)
         return readline(prompt);
     fputs(prompt, stdout);
     fflush(stdout);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&line, &cap, stdin);
-    if (n < 0) {
+    size_t n = 0, cap = 256;
+    char *line = malloc(cap);
+    if (!line)
+        return NULL;
+    bool cut = false;
+    int c;
+    while ((c = getchar()) != EOF && c != '\n') {
+        if (n + 1 == cap && !cut) {
+            char *grown = cap < COMMAND_MAX ? realloc(line, cap * 2) : NULL;
+            if (grown) {
+                line = grown;
+                cap *= 2;
+            } else {
+                cut = true;
+            }
+        }
+        if (!cut)
+            line[n++] = (char)c;
+    }
+    if (c == EOF && n == 0) {
         free(line);
         return NULL;
     }
-    if (n > 0 && line[n - 1] == '\n')
-        line[n - 1] = '\0';
+    if (cut)
+        cli_warnf("standard input: line %lu: longer than %zu bytes, cut there", *lineno, n);
+    line[n] = '\0';
     return line;
 }
 
@@ -390,10 +413,11 @@ stats_browser_run(struct stats_session *s, char **files, int nfiles)
 
     char *lastcmd = NULL;
     bool tty = isatty(0);
+    unsigned long lineno = 0;
     for (;;) {
         pyprof_output_status(s->out, NULL);
         fflush(stdout);
-        char *line = read_command(tty);
+        char *line = read_command(tty, &lineno);
         bool stop;
         if (!line) {
             char eof[] = "EOF";
