@@ -24,8 +24,8 @@
  * Now one "%.16e" gives v's 17 correctly rounded digits; the 15 and 16
  * digit texts are rounded from those and read back exactly by Clinger's
  * fast path.  The slow way is kept for what that cannot decide; the texts
- * are the same (t_json_emit compares against cJSON, t_numparse against
- * the slow way). */
+ * are the same (t_json_emit compares them against cJSON's and against
+ * printf's and strtod's). */
 
 /* v's 17 significant digits, sign and decimal exponent, as "%.16e" gives
  * them. */
