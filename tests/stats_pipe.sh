@@ -8,10 +8,10 @@ set -u
 T="$(cd "$top_builddir" && pwd)/tools/pyprof-stats"
 top="$(cd "$top_srcdir" && pwd)"
 fix="$top/tests/fixtures/stats"
+. "$top/tests/tap.sh"
 if [ -z "${PYTHON3:-}" ] || ! "$PYTHON3" -c 'import pstats' 2>/dev/null; then
-    echo "ok 1 # SKIP no python3 with pstats to compare with"
-    echo "1..1"
-    exit 0
+    tap_skip "pyprof-stats -i against python -m pstats" "no python3 with pstats to compare with"
+    tap_done
 fi
 work="$top_builddir/tests/stats_pipe.d"
 rm -rf "$work"
@@ -24,7 +24,6 @@ for f in a b c py27; do
     TZ=UTC touch -d @1704067200 "$work/$f.pstats"
 done
 cd "$work" || exit 1
-. "$top/tests/tap.sh"
 # session SCRIPT ARGS...: SCRIPT piped into pyprof-stats -i (ours.txt) and
 # into python -m pstats (ref.txt), each with its exit status
 session() {

@@ -18,6 +18,18 @@
 #include "render/convert_int.h"
 #include "tap.h"
 
+/* a double of 64 random bits: every exponent, NaNs and infinities too */
+static double
+random_bits(void)
+{
+    uint64_t bits = 0;
+    for (int k = 0; k < 4; k++)
+        bits = bits << 16 ^ (uint64_t)(rand() & 0xFFFF);
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
 /* 1 if our text of v is cJSON's */
 static int
 number_agrees(double v)
@@ -166,11 +178,7 @@ main(void)
     long wrong = 0;
     srand(11);
     for (long i = 0; i < 100000; i++) {
-        uint64_t bits = 0;
-        for (int k = 0; k < 4; k++)
-            bits = bits << 16 ^ (uint64_t)(rand() & 0xFFFF);
-        double v;
-        memcpy(&v, &bits, sizeof v);
+        double v = random_bits();
         if (isnan(v))
             continue;
         wrong += !number_agrees(v);
@@ -215,11 +223,7 @@ main(void)
     wrong = 0;
     srand(13);
     for (long i = 0; i < 60000; i++) {
-        uint64_t bits = 0;
-        for (int k = 0; k < 4; k++)
-            bits = bits << 16 ^ (uint64_t)(rand() & 0xFFFF);
-        double v;
-        memcpy(&v, &bits, sizeof v);
+        double v = random_bits();
         if (!isnan(v))
             wrong += !shortest_agrees(v);
         uint64_t m = ((uint64_t)rand() << 31 ^ (uint64_t)rand()) % 100000000000000000ull;
@@ -254,11 +258,7 @@ main(void)
 
     int back = 1;
     for (long i = 0; i < 20000; i++) {
-        uint64_t bits = 0;
-        for (int k = 0; k < 4; k++)
-            bits = bits << 16 ^ (uint64_t)(rand() & 0xFFFF);
-        double v;
-        memcpy(&v, &bits, sizeof v);
+        double v = random_bits();
         if (isfinite(v))
             back &= exact_reads_back(v) & exact_reads_back((double)(rand() % 1000000) / 1e6);
     }

@@ -57,11 +57,9 @@ digits17_of(double v, struct digits17 *g)
 static bool
 digits_round(const struct digits17 *g, int prec, char *out, int *x)
 {
-    int t = 0, half = 5;
+    int t = 0, half = prec == 15 ? 50 : 5;
     for (int i = prec; i < 17; i++)
         t = t * 10 + (g->d[i] - '0');
-    if (prec == 15)
-        half = 50;
     if (t == half)
         return false;
     memcpy(out, g->d, (size_t)prec);
