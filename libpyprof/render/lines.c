@@ -212,23 +212,6 @@ percent(double time, double total)
     return 100 * time / total;
 }
 
-/* Decimal text of v into buf (at least 21 bytes); returns its length. */
-static size_t
-fmt_int(char *buf, int64_t v)
-{
-    char tmp[24];
-    size_t n = 0, k = 0;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do
-        tmp[n++] = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0)
-        tmp[n++] = '-';
-    while (n)
-        buf[k++] = tmp[--n];
-    return k;
-}
-
 /* Append `s` (n bytes) right-aligned in `width` columns, as Python's %Ns
  * (wider text is not cut: the row just shifts, as in line_profiler). */
 static char *
@@ -248,10 +231,10 @@ print_row(pyprof_output *o, int64_t lineno, const struct row *r, double scalar, 
           const char *text)
 {
     char ln[24], hits[24], t[64], per[64], pct[64];
-    size_t nl = fmt_int(ln, lineno), nh = 0, nt = 0, np = 0, nc = 0;
+    size_t nl = (size_t)(pyprof__fmt_i64(ln, lineno) - ln), nh = 0, nt = 0, np = 0, nc = 0;
     char row[6 + 1 + 9 + 1 + 12 + 1 + 8 + 1 + 8 + 2 + 24 + 3 * 64], *p = row;
     if (r) {
-        nh = fmt_int(hits, r->hits);
+        nh = (size_t)(pyprof__fmt_i64(hits, r->hits) - hits);
         nt = (size_t)pyprof__snprintf_c(t, sizeof(t), "%5.1f", r->time * scalar);
         if (r->hits != 0) /* line_profiler divides by zero here; we leave it blank */
             np = (size_t)pyprof__snprintf_c(per, sizeof(per), "%5.1f",
