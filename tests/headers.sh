@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every public header compiles on its own, as strict C99 and as C++ (each
-# declares what it uses and has its extern "C" guard), as style.md asks.
+# declares what it uses and has its extern "C" guard), as style.md asks;
+# and every public function has a comment right above its declaration.
 set -u
 . "$top_srcdir/tests/tap.sh"
 inc="$top_srcdir/libpyprof/include"
@@ -19,5 +20,28 @@ for h in "$inc"/pyprof/*.h; do
         tap_skip "$name alone as C++" "no C++ compiler"
     fi
 done
+# A declaration starts a line with its return type; the line above it (not
+# blank) must end a comment.  Prints FILE:LINE: NAME for each one that does
+# not, and the number of declarations seen to $tmp/seen.
+awk -v seen="$tmp/seen" '
+FNR == 1 { prev = "" }
+/^[A-Za-z_][A-Za-z0-9_ *]*[ *]pyprof_[a-z0-9_]+\(/ && !/^typedef/ {
+    n++
+    if (prev !~ /\*\/[ \t]*$/) {
+        name = $0
+        sub(/\(.*/, "", name)
+        sub(/.*[ *]/, "", name)
+        print FILENAME ":" FNR ": " name
+    }
+}
+/[^ \t]/ { prev = $0 }
+END { print n + 0 > seen }' "$inc"/pyprof/*.h > "$tmp/undocumented"
+: > "$tmp/none"
+tap_diff "every public function has a comment above its declaration" "$tmp/undocumented" "$tmp/none"
+if [ "$(cat "$tmp/seen")" -ge 100 ]; then
+    tap_ok "the comment check saw the declarations ($(cat "$tmp/seen"))"
+else
+    tap_not_ok "the comment check saw only $(cat "$tmp/seen") declarations"
+fi
 rm -rf "$tmp"
 tap_done

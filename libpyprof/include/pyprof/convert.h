@@ -115,7 +115,9 @@ int pyprof_profile_write(pyprof_profile *p, pyprof_output *out, const char *form
  */
 typedef struct pyprof_ranks pyprof_ranks;
 
+/** A new, empty accumulator in *out (PYPROF_ENOMEM if none can be made). */
 int pyprof_ranks_new(pyprof_ranks **out);
+/** Free an accumulator (NULL is allowed). */
 void pyprof_ranks_free(pyprof_ranks *r);
 /** Record one input; `label` names it in the report (e.g. its file name). */
 int pyprof_ranks_add(pyprof_ranks *r, pyprof_profile *input, const char *label, pyprof_error *err);

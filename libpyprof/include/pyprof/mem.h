@@ -68,6 +68,7 @@ int pyprof_mem_write_peak(pyprof_output *o, const pyprof_profile *p, const char 
  * array owned by the caller: free it with pyprof_mem_list_free.
  */
 int pyprof_mem_list_files(char ***names, size_t *n, const char *dir, pyprof_error *err);
+/** Free a list from pyprof_mem_list_files (NULL is allowed). */
 void pyprof_mem_list_free(char **names);
 
 /**

@@ -45,6 +45,7 @@ void pyprof_output_printf(pyprof_output *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/** pyprof_output_printf with a va_list. */
 void pyprof_output_vprintf(pyprof_output *o, const char *fmt, va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 0)))

@@ -88,7 +88,9 @@ typedef struct pyprof_source {
 /** Append a source record. */
 int pyprof_profile_add_source(pyprof_profile *p, const char *name, const char *format,
                               int64_t mtime);
+/** Number of source records. */
 size_t pyprof_profile_source_count(const pyprof_profile *p);
+/** The i-th source record in the order added, or NULL if i is out of range. */
 const pyprof_source *pyprof_profile_source(const pyprof_profile *p, size_t i);
 
 /**
@@ -100,6 +102,7 @@ const pyprof_source *pyprof_profile_source(const pyprof_profile *p, size_t i);
 int pyprof_profile_meta_set(pyprof_profile *p, const char *key, const char *value);
 /** The value of `key`, or NULL. */
 const char *pyprof_profile_meta_get(const pyprof_profile *p, const char *key);
+/** Number of metadata pairs. */
 size_t pyprof_profile_meta_count(const pyprof_profile *p);
 /** The i-th key/value pair in insertion order. */
 void pyprof_profile_meta_at(const pyprof_profile *p, size_t i, const char **key,
@@ -171,7 +174,9 @@ int pyprof_profile_func_intern(pyprof_profile *p, pyprof_id *out, pyprof_id file
 pyprof_id pyprof_profile_func_find(const pyprof_profile *p, pyprof_id file, int64_t line,
                                    pyprof_id name, uint32_t flags);
 
+/** Number of functions; their ids are 0 .. count - 1. */
 size_t pyprof_profile_func_count(const pyprof_profile *p);
+/** Function `id`, or NULL if there is none; valid until a function is added. */
 const pyprof_func *pyprof_profile_func(const pyprof_profile *p, pyprof_id id);
 /** Mutable access, for readers and transformations. */
 pyprof_func *pyprof_profile_func_mut(pyprof_profile *p, pyprof_id id);
@@ -189,8 +194,11 @@ pyprof_id pyprof_profile_edge_find(const pyprof_profile *p, pyprof_id caller, py
  */
 int pyprof_profile_reserve(pyprof_profile *p, size_t nfuncs, size_t nedges);
 
+/** Number of call edges; their ids are 0 .. count - 1. */
 size_t pyprof_profile_edge_count(const pyprof_profile *p);
+/** Edge `id`, or NULL if there is none; valid until an edge is added. */
 const pyprof_edge *pyprof_profile_edge(const pyprof_profile *p, pyprof_id id);
+/** Mutable access, for readers and transformations. */
 pyprof_edge *pyprof_profile_edge_mut(pyprof_profile *p, pyprof_id id);
 
 /**
@@ -219,8 +227,11 @@ typedef struct pyprof_stack_node {
 
 /** Find or create the child of `parent` (PYPROF_NONE = a root frame) for `func`. */
 int pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func);
+/** Number of stack nodes; their ids are 0 .. count - 1. */
 size_t pyprof_profile_stack_count(const pyprof_profile *p);
+/** Stack node `id`, or NULL if there is none; valid until a node is added. */
 const pyprof_stack_node *pyprof_profile_stack_node(const pyprof_profile *p, pyprof_id id);
+/** Mutable access (readers add self weights through it). */
 pyprof_stack_node *pyprof_profile_stack_node_mut(pyprof_profile *p, pyprof_id id);
 /**
  * All stack nodes as one array indexed by id, and their number in *n (the
@@ -254,6 +265,7 @@ typedef struct pyprof_stack_elided {
 /** The elided weights of `p` in *out (borrowed), and their number (0: the
  *  stack tree is whole). */
 size_t pyprof_profile_stack_elided(const pyprof_profile *p, const pyprof_stack_elided **out);
+/** Set the number of metrics in use; values outside 1 .. PYPROF_STACK_METRICS are ignored. */
 void pyprof_profile_set_stack_metrics(pyprof_profile *p, unsigned n);
 
 /* ---- line timings --------------------------------------------------------- */
@@ -267,12 +279,16 @@ typedef struct pyprof_line_stat {
 
 /** Seconds per line-time unit (line_profiler's timer unit, e.g. 1e-9); 0 if unset. */
 double pyprof_profile_line_unit(const pyprof_profile *p);
+/** Set the seconds per line-time unit (readers of line timings do). */
 void pyprof_profile_set_line_unit(pyprof_profile *p, double seconds);
 /** Append a line record (records of one function are kept in the order given). */
 int pyprof_profile_line_add(pyprof_profile *p, pyprof_id func, int64_t line, int64_t hits,
                             double time);
+/** Number of line records. */
 size_t pyprof_profile_line_count(const pyprof_profile *p);
+/** The i-th line record in the order added, or NULL if i is out of range. */
 const pyprof_line_stat *pyprof_profile_line(const pyprof_profile *p, size_t i);
+/** Mutable access, for readers and transformations. */
 pyprof_line_stat *pyprof_profile_line_mut(pyprof_profile *p, size_t i);
 
 /* ---- memory timeline ------------------------------------------------------ */
@@ -297,17 +313,26 @@ typedef struct pyprof_mem_bracket {
     int32_t level;    /**< stack depth, -1 when the file did not record it */
 } pyprof_mem_bracket;
 
+/** Append a memory series (one process of a recording); its index in *out. */
 int pyprof_profile_mem_series_add(pyprof_profile *p, pyprof_id *out, pyprof_id label, int64_t child,
                                   pyprof_id source);
+/** Number of memory series. */
 size_t pyprof_profile_mem_series_count(const pyprof_profile *p);
+/** Memory series `id`, or NULL if there is none. */
 const pyprof_mem_series *pyprof_profile_mem_series(const pyprof_profile *p, pyprof_id id);
 /** Mutable access (a reader that learns a series' label after its samples). */
 pyprof_mem_series *pyprof_profile_mem_series_mut(pyprof_profile *p, pyprof_id id);
+/** Append a sample of `series` (PYPROF_EINVAL if there is no such series). */
 int pyprof_profile_mem_sample_add(pyprof_profile *p, pyprof_id series, double t, double mib);
+/** Number of memory samples, all series together. */
 size_t pyprof_profile_mem_sample_count(const pyprof_profile *p);
+/** The i-th sample in the order added, or NULL if i is out of range. */
 const pyprof_mem_sample *pyprof_profile_mem_sample(const pyprof_profile *p, size_t i);
+/** Append a copy of *b (PYPROF_EINVAL if b->series is no series). */
 int pyprof_profile_mem_bracket_add(pyprof_profile *p, const pyprof_mem_bracket *b);
+/** Number of function brackets, all series together. */
 size_t pyprof_profile_mem_bracket_count(const pyprof_profile *p);
+/** The i-th bracket in the order added, or NULL if i is out of range. */
 const pyprof_mem_bracket *pyprof_profile_mem_bracket(const pyprof_profile *p, size_t i);
 
 /* ---- whole-profile operations --------------------------------------------- */
