@@ -52,9 +52,10 @@ tests_t_xml_load_LDFLAGS = -static
 tests_t_xml_load_LDADD = $(TEST_LIBS)
 
 # Whole-build checks: headers stand alone; the installed library works
-# through pkg-config for a program outside the tree.
-TESTS += tests/headers.sh tests/example_installed.sh
-EXTRA_DIST += tests/tap.sh tests/headers.sh tests/example_installed.sh
+# through pkg-config for a program outside the tree; the man pages are clean
+# roff and document what the tools' --help lists.
+TESTS += tests/headers.sh tests/example_installed.sh tests/man_pages.sh
+EXTRA_DIST += tests/tap.sh tests/headers.sh tests/example_installed.sh tests/man_pages.sh
 EXTRA_DIST += tests/lsan.supp
 
 check_PROGRAMS += tests/t_probe
