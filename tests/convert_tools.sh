@@ -311,6 +311,15 @@ check "refuses to write over its input" "[ $rc = 2 ]"
 $B/pyprof-diff $FX/convert/p2c.callgrind $FX/convert/p2c.callgrind >$T/d.txt; rc=$?
 check "pyprof-diff of a file with itself: exit 0, no new or vanished rows" \
     "[ $rc = 0 ] && [ \$(sed -n '/^New/,\$p' $T/d.txt | wc -l) = 7 ] && grep -q '^6 unchanged' $T/d.txt"
+# --json and --csv are -T json and -T csv, as on the other table-printing tools (cli.md)
+$B/pyprof-diff -T json $FX/convert/p2c.callgrind $FX/convert/yappi.callgrind >$T/dj1.json
+$B/pyprof-diff --json $FX/convert/p2c.callgrind $FX/convert/yappi.callgrind >$T/dj2.json
+check "pyprof-diff --json = -T json, JSON with rows" \
+    "cmp -s $T/dj1.json $T/dj2.json && python3 -c 'import json,sys; sys.exit(not json.load(open(\"$T/dj2.json\"))[\"rows\"])'"
+$B/pyprof-diff -T csv $FX/convert/p2c.callgrind $FX/convert/yappi.callgrind >$T/dc1.csv
+$B/pyprof-diff --csv $FX/convert/p2c.callgrind $FX/convert/yappi.callgrind >$T/dc2.csv
+check "pyprof-diff --csv = -T csv, with its header" \
+    "cmp -s $T/dc1.csv $T/dc2.csv && head -1 $T/dc2.csv | grep -q '^status,file,line,name,'"
 for t in pyprof-convert pyprof-merge pyprof-diff; do
     check "$t --help and --version" "$B/$t --help | grep -q Example && $B/$t --version | grep -q libpyprof"
 done

@@ -25,6 +25,8 @@ usage(void)
            "  -o, --output FILE     write the table to FILE (default stdout)\n"
            "  -T, --type TYPE       txt (default), json, csv, or a call graph coloured by\n"
            "                        change: dot, svg, png, pdf; default from FILE's name\n"
+           "      --json            the table as JSON (as -T json)\n"
+           "      --csv             the table as CSV (as -T csv)\n"
            "  -f, --format NAME     read both inputs as NAME instead of probing\n"
            "      --normalize       scale BEFORE so that its total equals AFTER's\n"
            "      --threshold PCT   hide changes smaller than PCT percent of the total\n"
@@ -100,9 +102,19 @@ done:
 int
 main(int argc, char **argv)
 {
-    enum { OPT_VERSION = 256, OPT_NORMALIZE, OPT_THRESHOLD, OPT_SORT, OPT_FLAME };
+    enum {
+        OPT_VERSION = 256,
+        OPT_NORMALIZE,
+        OPT_THRESHOLD,
+        OPT_SORT,
+        OPT_FLAME,
+        OPT_JSON,
+        OPT_CSV
+    };
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"type", required_argument, NULL, 'T'},
+                                             {"json", no_argument, NULL, OPT_JSON},
+                                             {"csv", no_argument, NULL, OPT_CSV},
                                              {"format", required_argument, NULL, 'f'},
                                              {"normalize", no_argument, NULL, OPT_NORMALIZE},
                                              {"threshold", required_argument, NULL, OPT_THRESHOLD},
@@ -125,6 +137,12 @@ main(int argc, char **argv)
             break;
         case 'T':
             type = optarg;
+            break;
+        case OPT_JSON: /* the table-printing tools' shorthands (cli.md) */
+            type = "json";
+            break;
+        case OPT_CSV:
+            type = "csv";
             break;
         case 'f':
             format = optarg;
