@@ -313,6 +313,38 @@ test_png(void)
     pyprof_profile_free(p);
 }
 
+/* A stack 100,000 frames deep closes all its frames at one instant, and
+ * each open level is one item of the walk: both once cost the depth
+ * squared (a million frames took hours).  Here: every frame, its width. */
+static void
+test_deep(void)
+{
+    enum { DEPTH = 100000 };
+    tap_buf b = {0};
+    char name[32];
+    for (int i = 0; i < DEPTH; i++) {
+        snprintf(name, sizeof name, "%sf%d", i ? ";" : "", i);
+        tap_buf_puts(&b, name);
+    }
+    tap_buf_puts(&b, " 3\nf0;f1 2\n");
+    pyprof_flame *f = layout(b.s, NULL);
+    free(b.s);
+    size_t n = f ? pyprof_flame_frame_count(f) : 0;
+    TAP_IS_INT(n, DEPTH + 1, "a stack 100,000 frames deep: its frames and the root");
+    /* frames come sorted by depth: frame i is f(i - 1), as wide as the
+     * stacks through it (5 for f0 and f1, then 3) */
+    size_t bad = n == DEPTH + 1 ? 0 : 1;
+    for (size_t i = 1; !bad && i < n; i++) {
+        const pyprof_flame_frame *fr = pyprof_flame_frame_at(f, i);
+        snprintf(name, sizeof name, "f%zu", i - 1);
+        if (fr->depth != i || strcmp(fr->name, name) != 0 ||
+            fr->end - fr->start != (i <= 2 ? 5 : 3))
+            bad = i;
+    }
+    TAP_OK(!bad, "each frame at its depth with its width (first wrong: %zu)", bad);
+    pyprof_flame_free(f);
+}
+
 /* The scene the backends draw, item by item: one group per frame holding
  * the tooltip, the rectangle and the fitted label at flamegraph.pl's
  * positions (label at x1 + 3, y = 3 + (y1 + y2) / 2). */
@@ -464,5 +496,6 @@ main(void)
 #if defined(HAVE_PTHREAD)
     test_threads();
 #endif
+    test_deep();
     return tap_done();
 }

@@ -88,6 +88,15 @@ typedef struct walk {
         size_t frame; /* index in f->frames, or SIZE_MAX if it was too narrow */
     } * closed;
     size_t nclosed, closed_cap;
+    /* ... found by label and depth: a stack a million frames deep closes
+     * them all at one instant, and a scan of the list per frame took hours.
+     * A slot is current when its generation is closed_gen, which moves on
+     * with closed_at, so that the table empties in one step. */
+    struct closed_slot {
+        uint32_t gen, index; /* index in closed */
+    } * cix;
+    size_t cix_mask;
+    uint32_t closed_gen;
 } walk;
 
 /* ---- strings -------------------------------------------------------------------------------- */
@@ -366,22 +375,62 @@ out:
 
 /* ---- walking lines in flamegraph.pl's order -------------------------------------------------- */
 
+static size_t
+closed_home(const walk *w, uint32_t label, uint32_t depth)
+{
+    return pyprof__hash_mix(label, depth) & w->cix_mask;
+}
+
+/* Room in the index for one more closed frame (rebuilt from w->closed). */
+static int
+closed_index_room(walk *w)
+{
+    size_t cap = w->cix ? w->cix_mask + 1 : 0;
+    if ((w->nclosed + 1) * 2 <= cap)
+        return 0;
+    size_t ncap = cap ? cap * 2 : 64;
+    struct closed_slot *t = pyprof__zalloc(ncap, sizeof(*t));
+    if (!t)
+        return PYPROF_ENOMEM;
+    pyprof__free(w->cix);
+    w->cix = t;
+    w->cix_mask = ncap - 1;
+    w->closed_gen = 1;
+    for (size_t i = 0; i < w->nclosed; i++) {
+        size_t j = closed_home(w, w->closed[i].label, w->closed[i].depth);
+        while (t[j].gen == w->closed_gen)
+            j = (j + 1) & w->cix_mask;
+        t[j] = (struct closed_slot){w->closed_gen, (uint32_t)i};
+    }
+    return 0;
+}
+
 static int
 put_frame(walk *w, uint32_t label, pyprof_id func, uint32_t depth, double start, double end,
           double delta, bool has_delta)
 {
     pyprof_flame *f = w->f;
+    int rc;
     if (end != w->closed_at) {
         w->closed_at = end;
         w->nclosed = 0;
+        if (++w->closed_gen == 0 && w->cix) { /* (wrapped: old stamps could look current) */
+            memset(w->cix, 0, (w->cix_mask + 1) * sizeof(*w->cix));
+            w->closed_gen = 1;
+        }
     }
+    if (w->nclosed >= UINT32_MAX)
+        return PYPROF_ELIMIT;
+    if ((rc = closed_index_room(w)) < 0)
+        return rc;
     /* flamegraph.pl's quirk, reproduced: its nodes are keyed by "name;
      * depth;end", so when a zero-count line opens and closes a frame with
      * the same name and depth at the moment an earlier frame of that name
      * closed, the later node overwrites the earlier one, whose width is
      * lost.  This happens with the zero counts of difffolded.pl output. */
-    for (size_t i = 0; i < w->nclosed; i++) {
-        struct closed *c = &w->closed[i];
+    size_t j = closed_home(w, label, depth);
+    for (; w->cix[j].gen == w->closed_gen; j = (j + 1) & w->cix_mask) {
+        struct closed *c = &w->closed[w->cix[j].index];
         if (c->label != label || c->depth != depth)
             continue;
         if (c->frame != SIZE_MAX) {
@@ -398,6 +447,7 @@ put_frame(walk *w, uint32_t label, pyprof_id func, uint32_t depth, double start,
     }
     if (PYPROF_GROW(w->closed, w->closed_cap, w->nclosed + 1) < 0)
         return PYPROF_ENOMEM;
+    w->cix[j] = (struct closed_slot){w->closed_gen, (uint32_t)w->nclosed};
     struct closed *c = &w->closed[w->nclosed++];
     *c = (struct closed){label, depth, SIZE_MAX};
     if (depth > 0 && end - start < w->min_units)
@@ -540,10 +590,10 @@ walk_lines(walk *w)
         if (PYPROF_GROW(w->path, w->path_cap, depth + 1) < 0 ||
             PYPROF_GROW(w->path_func, w->path_func_cap, depth + 1) < 0)
             return PYPROF_ENOMEM;
-        for (size_t d = 1; d < depth; d++) {
-            w->path[d] = node_label(w, w->lv[d].node);
-            w->path_func[d] = node_func(w, w->lv[d].node);
-        }
+        /* path[1 .. depth - 1] are the frames of the open levels: each was
+         * written here when its level was pushed, and only deeper entries
+         * changed since (rewriting them per item made a deep stack cost
+         * its depth squared) */
         w->path[depth] = node_label(w, c);
         w->path_func[depth] = node_func(w, c);
         double sw = self_w(w, c), own = sw > 0 ? sw : 0;
@@ -795,6 +845,7 @@ out:
     pyprof__free(w.path);
     pyprof__free(w.path_func);
     pyprof__free(w.closed);
+    pyprof__free(w.cix);
     pyprof_profile_free(rev);
     if (rc < 0) {
         if (err && err->code == 0)
