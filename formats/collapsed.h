@@ -182,5 +182,7 @@ uint64_t pyprof__collapsed_merges(void);
  * of them, no text kept) and a tail's text read again is split `fill`
  * frames at a time.  The defaults are 6 and 8. */
 void pyprof__collapsed_tail_text(size_t known, size_t fill);
+/* Test hook: bytes of tail text read again so far, all readers together. */
+uint64_t pyprof__collapsed_reread_bytes(void);
 
 #endif

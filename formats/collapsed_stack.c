@@ -415,6 +415,21 @@ pyprof__collapsed_tail_text(size_t known, size_t fill)
     fill_frames = fill ? fill : 1;
 }
 
+/* Bytes a tail's text is first read again in: a few frames' worth.  The
+ * read doubles until it holds fill_frames whole frames, so that the bytes
+ * read again stay proportional to the frames taken (reading all of a tail
+ * that is a deep stack's ten million frames, for 8 of them at a time, took
+ * hours). */
+#define FILL_READ 512
+
+static atomic_uint_least64_t reread_bytes; /* (for tests, on every thread) */
+
+uint64_t
+pyprof__collapsed_reread_bytes(void)
+{
+    return atomic_load_explicit(&reread_bytes, memory_order_relaxed);
+}
+
 /* If tail t has no functions left but has text, read the text again and
  * turn its first frames into functions. */
 static int
@@ -423,11 +438,34 @@ tail_fill(reader *r, struct tail *t)
     if (t->n || !t->text_len)
         return 0;
     int rc;
-    size_t len = t->text_len, n, next;
-    if (PYPROF_GROW(r->tbuf, r->tbuf_cap, len) < 0)
-        return PYPROF_ENOMEM;
-    if ((rc = pyprof__input_reread(r->in, t->text_at, r->tbuf, len, r->err)) < 0 ||
-        (rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, fill_frames, plain_ascii(r->tbuf, len), &n,
+    size_t len = 0, n, next;
+    for (size_t want = FILL_READ;; want *= 2) {
+        if (want > t->text_len)
+            want = t->text_len;
+        if (PYPROF_GROW(r->tbuf, r->tbuf_cap, want) < 0)
+            return PYPROF_ENOMEM;
+        if ((rc = pyprof__input_reread(r->in, t->text_at + len, r->tbuf + len, want - len,
+                                       r->err)) < 0)
+            return rc;
+        atomic_fetch_add_explicit(&reread_bytes, want - len, memory_order_relaxed);
+        if (want == t->text_len) { /* the whole rest */
+            len = want;
+            break;
+        }
+        /* cut after the fill_frames-th separator, when the bytes hold it */
+        size_t seps = 0, at = 0;
+        const char *semi;
+        while (seps < fill_frames && (semi = memchr(r->tbuf + at, ';', want - at)) != NULL) {
+            at = (size_t)(semi - r->tbuf) + 1;
+            seps++;
+        }
+        if (seps == fill_frames) {
+            len = at; /* rest_funcs stops at the separator's frame: next = at */
+            break;
+        }
+        len = want;
+    }
+    if ((rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, fill_frames, plain_ascii(r->tbuf, len), &n,
                          &next)) < 0)
         return rc;
     pyprof_id *f = pyprof__tail_room(r, n);

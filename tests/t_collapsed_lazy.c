@@ -318,6 +318,48 @@ test_changed_file(void)
     pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
 }
 
+/* A stack 100,000 frames deep is one tail after its first frames, put in
+ * the tree at the end a few frames at a time, each time from its text read
+ * again.  Each read takes a piece of the text that holds the few frames
+ * needed, not the whole rest of it (that read the text's length squared /
+ * 16 bytes: hours for a stack of ten million frames). */
+static void
+test_deep_tail(void)
+{
+    enum { DEPTH = 100000 };
+    tap_buf b = {0};
+    char name[32];
+    for (int i = 0; i < DEPTH; i++) {
+        snprintf(name, sizeof name, "%sf%d", i ? ";" : "", i);
+        tap_buf_puts(&b, name);
+    }
+    tap_buf_puts(&b, " 7\n");
+    tap_write_file(TMP, b.s, b.len);
+    uint64_t before = pyprof__collapsed_reread_bytes();
+    pyprof_profile *p = load(1e-3, false);
+    uint64_t reread = pyprof__collapsed_reread_bytes() - before;
+    size_t n = p ? pyprof_profile_stack_count(p) : 0;
+    TAP_IS_INT(n, DEPTH, "a stack 100,000 frames deep: a node a frame");
+    size_t bad = n == DEPTH ? 0 : SIZE_MAX;
+    for (size_t k = 0; !bad && k < n; k++) {
+        const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)k);
+        char lab[32], want[32];
+        pyprof_flame_frame_label(p, nd->func, lab, sizeof lab);
+        snprintf(want, sizeof want, "f%zu", k);
+        if (nd->parent != (k ? (pyprof_id)(k - 1) : PYPROF_NONE) || strcmp(lab, want) != 0 ||
+            nd->self[0] != (k + 1 == n ? 7 : 0))
+            bad = k;
+    }
+    TAP_OK(!bad, "the frames in order, the weight at the leaf (first wrong: %zu)", bad);
+    /* reads of a few hundred bytes for 8 frames of 7: about 10 times the
+     * text; the whole rest each time was about 6,000 times */
+    TAP_OK(reread > 0 && reread <= 16 * b.len,
+           "the text read again in pieces, at most 16 times its size (%llu of %zu bytes)",
+           (unsigned long long)reread, b.len);
+    pyprof_profile_free(p);
+    free(b.s);
+}
+
 static void
 test_random(void)
 {
@@ -394,6 +436,7 @@ main(void)
     test_random();
     test_refusals();
     test_changed_file();
+    test_deep_tail();
     unlink(TMP);
     return tap_done();
 }
