@@ -318,19 +318,19 @@ test_changed_file(void)
     pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
 }
 
-/* A stack 100,000 frames deep is one tail after its first frames, put in
- * the tree at the end a few frames at a time, each time from its text read
- * again.  Each read takes a piece of the text that holds the few frames
- * needed, not the whole rest of it (that read the text's length squared /
- * 16 bytes: hours for a stack of ten million frames). */
+/* A stack `depth` frames deep ("f0<pad>;f1<pad>;..."; pad: a long name)
+ * is one tail after its first frames, put in the tree at the end a few
+ * frames at a time, each time from its text read again.  Each read takes
+ * a piece of the text that holds the frames needed (pieces double until
+ * they do), not the whole rest of it: that read the text's length squared
+ * / 16 bytes, hours for a stack of ten million frames. */
 static void
-test_deep_tail(void)
+test_deep_tail(int depth, const char *pad, const char *what)
 {
-    enum { DEPTH = 100000 };
     tap_buf b = {0};
-    char name[32];
-    for (int i = 0; i < DEPTH; i++) {
-        snprintf(name, sizeof name, "%sf%d", i ? ";" : "", i);
+    char name[512];
+    for (int i = 0; i < depth; i++) {
+        snprintf(name, sizeof name, "%sf%d%s", i ? ";" : "", i, pad);
         tap_buf_puts(&b, name);
     }
     tap_buf_puts(&b, " 7\n");
@@ -339,23 +339,25 @@ test_deep_tail(void)
     pyprof_profile *p = load(1e-3, false);
     uint64_t reread = pyprof__collapsed_reread_bytes() - before;
     size_t n = p ? pyprof_profile_stack_count(p) : 0;
-    TAP_IS_INT(n, DEPTH, "a stack 100,000 frames deep: a node a frame");
-    size_t bad = n == DEPTH ? 0 : SIZE_MAX;
+    char title[128];
+    snprintf(title, sizeof title, "%s: a node a frame", what);
+    TAP_IS_INT(n, depth, title);
+    size_t bad = n == (size_t)depth ? 0 : SIZE_MAX;
     for (size_t k = 0; !bad && k < n; k++) {
         const pyprof_stack_node *nd = pyprof_profile_stack_node(p, (pyprof_id)k);
-        char lab[32], want[32];
+        char lab[512], want[512];
         pyprof_flame_frame_label(p, nd->func, lab, sizeof lab);
-        snprintf(want, sizeof want, "f%zu", k);
+        snprintf(want, sizeof want, "f%zu%s", k, pad);
         if (nd->parent != (k ? (pyprof_id)(k - 1) : PYPROF_NONE) || strcmp(lab, want) != 0 ||
             nd->self[0] != (k + 1 == n ? 7 : 0))
             bad = k;
     }
-    TAP_OK(!bad, "the frames in order, the weight at the leaf (first wrong: %zu)", bad);
-    /* reads of a few hundred bytes for 8 frames of 7: about 10 times the
-     * text; the whole rest each time was about 6,000 times */
+    TAP_OK(!bad, "%s: the frames in order, the weight at the leaf (first wrong: %zu)", what, bad);
+    /* short names: pieces of 512 bytes for 8 frames of 7, about 10 times
+     * the text; the whole rest each time was about 6,000 times */
     TAP_OK(reread > 0 && reread <= 16 * b.len,
-           "the text read again in pieces, at most 16 times its size (%llu of %zu bytes)",
-           (unsigned long long)reread, b.len);
+           "%s: the text read again in pieces, at most 16 times its size (%llu of %zu bytes)",
+           what, (unsigned long long)reread, b.len);
     pyprof_profile_free(p);
     free(b.s);
 }
@@ -436,7 +438,13 @@ main(void)
     test_random();
     test_refusals();
     test_changed_file();
-    test_deep_tail();
+    test_deep_tail(100000, "", "a stack 100,000 frames deep");
+    /* 8 of these frames take 1,600 bytes: pieces of 512, 1,024, 2,048 */
+    test_deep_tail(3000,
+                   "_a_long_name_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+                   "a stack 3,000 frames of 200 bytes deep");
     unlink(TMP);
     return tap_done();
 }
