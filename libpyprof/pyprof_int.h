@@ -255,6 +255,9 @@ double pyprof__strtod_c(const char *s, char **end);
  * format parsing and locale switch would cost more than the rest. */
 char *pyprof__fmt_u64(char *p, uint64_t v);
 char *pyprof__fmt_i64(char *p, int64_t v);
+/* snprintf(buf, size, "%.1f", v) in the C locale, its text and its return
+ * value, without printf for nearly all v (see numfmt.c). */
+size_t pyprof__fmt_f1(char *buf, size_t size, double v);
 
 /* The file a profile was read from (its first source), or NULL: errors
  * about what a profile lacks name it, as errors about its bytes do. */

@@ -266,8 +266,8 @@ test_digits(void)
            wrong, false_bad);
     TAP_OK(missed == 0, "...and a non-digit anywhere in the run is caught (%ld missed)", missed);
     uint64_t bad = 0;
-    TAP_OK(pyprof__digits8("00000000", 8, &bad) == 0 && pyprof__digits8("99999999", 8, &bad) ==
-                                                             99999999u &&
+    TAP_OK(pyprof__digits8("00000000", 8, &bad) == 0 &&
+               pyprof__digits8("99999999", 8, &bad) == 99999999u &&
                pyprof__digits8("7x......", 1, &bad) == 7 && bad == 0,
            "digits8: all zeros, all nines, one digit before a non-digit");
     const char edge[] = "/:";
@@ -329,6 +329,53 @@ test_fmt(void)
     TAP_OK(wrong == 0, "fmt_u64/_i64: 200,000 random values of every length (%ld wrong)", wrong);
 }
 
+/* pyprof__fmt_f1 writes and returns what snprintf's "%.1f" does. */
+static int
+f1_agrees(double v)
+{
+    char got[64], want[64];
+    memset(got, '#', sizeof got);
+    size_t n = pyprof__fmt_f1(got, sizeof got, v);
+    int wn = snprintf(want, sizeof want, "%.1f", v);
+    if ((int)n != wn || strcmp(got, want) != 0) {
+        tap_diag("fmt_f1(%.17g) gave '%s' (%zu), printf '%s'", v, got, n, want);
+        return 0;
+    }
+    return 1;
+}
+
+static void
+test_fmt_f1(void)
+{
+    /* ties, near-ties either side, signs, zeros, the fast path's border,
+     * what it leaves to printf */
+    static const double edges[] = {0.0,   -0.0,   0.05,   0.15,        0.25,      0.35,
+                                   -0.25, 2.5,    0.04,   -0.04,       0.0499999, 0.0500001,
+                                   99.95, 99.949, 1e8,    99999999.95, 1e9,       123456789.25,
+                                   1e300, -1e300, 5e-324, INFINITY,    -INFINITY, NAN};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof edges / sizeof *edges; k++)
+        ok &= f1_agrees(edges[k]);
+    TAP_OK(ok, "fmt_f1: ties, signs, zeros, the fast path's border, inf, nan, 1e300");
+    long wrong = 0;
+    srand(11);
+    for (long i = 0; i < 300000; i++) {
+        /* random digits at every scale, and k / 20 (the ties and their neighbours) */
+        double v = (double)rand() / RAND_MAX * pow(10, rand() % 14 - 5);
+        if (i % 3 == 0)
+            v = (double)(rand() % 2000000) / 20;
+        if (i % 3 == 1)
+            v = nextafter(v, i % 2 ? 0 : 1e10);
+        wrong += !f1_agrees(i % 5 == 0 ? -v : v);
+    }
+    TAP_OK(wrong == 0, "fmt_f1: 300,000 random values, ties and their neighbours (%ld wrong)",
+           wrong);
+    char small[4];
+    size_t n = pyprof__fmt_f1(small, sizeof small, 123.45);
+    TAP_OK(n == 5 && strcmp(small, "123") == 0,
+           "fmt_f1: a short buffer is cut as snprintf cuts (%zu, %s)", n, small);
+}
+
 int
 main(void)
 {
@@ -336,5 +383,6 @@ main(void)
     test_random();
     test_digits();
     test_fmt();
+    test_fmt_f1();
     return tap_done();
 }

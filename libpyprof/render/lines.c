@@ -224,8 +224,8 @@ put_right(char *p, const char *s, size_t n, size_t width)
 }
 
 /* One row of the template "%6s %9s %12s %8s %8s  %s\n".  Rows are most of
- * the output, so they are assembled here and written once; only the
- * "%5.1f" numbers go through printf (in the C locale). */
+ * the output, so they are assembled here and written once.  "%5.1f" is
+ * pyprof__fmt_f1's "%.1f" right-aligned: every column is wider than 5. */
 static void
 print_row(pyprof_output *o, int64_t lineno, const struct row *r, double scalar, double total,
           const char *text)
@@ -235,12 +235,11 @@ print_row(pyprof_output *o, int64_t lineno, const struct row *r, double scalar, 
     char row[6 + 1 + 9 + 1 + 12 + 1 + 8 + 1 + 8 + 2 + 24 + 3 * 64], *p = row;
     if (r) {
         nh = (size_t)(pyprof__fmt_i64(hits, r->hits) - hits);
-        nt = (size_t)pyprof__snprintf_c(t, sizeof(t), "%5.1f", r->time * scalar);
+        nt = pyprof__fmt_f1(t, sizeof(t), r->time * scalar);
         if (r->hits != 0) /* line_profiler divides by zero here; we leave it blank */
-            np = (size_t)pyprof__snprintf_c(per, sizeof(per), "%5.1f",
-                                            r->time * scalar / (double)r->hits);
+            np = pyprof__fmt_f1(per, sizeof(per), r->time * scalar / (double)r->hits);
         if (total != 0)
-            nc = (size_t)pyprof__snprintf_c(pct, sizeof(pct), "%5.1f", percent(r->time, total));
+            nc = pyprof__fmt_f1(pct, sizeof(pct), percent(r->time, total));
         nt = nt < sizeof(t) ? nt : sizeof(t) - 1;
         np = np < sizeof(per) ? np : sizeof(per) - 1;
         nc = nc < sizeof(pct) ? nc : sizeof(pct) - 1;
