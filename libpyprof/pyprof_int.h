@@ -258,6 +258,9 @@ char *pyprof__fmt_i64(char *p, int64_t v);
 /* snprintf(buf, size, "%.1f", v) in the C locale, its text and its return
  * value, without printf for nearly all v (see numfmt.c). */
 size_t pyprof__fmt_f1(char *buf, size_t size, double v);
+/* True, with |v| * 10 rounded to an integer as "%.1f" rounds it in *n,
+ * when that is sure without printf's exact arithmetic (nearly always). */
+bool pyprof__tenths(double v, uint64_t *n);
 
 /* The file a profile was read from (its first source), or NULL: errors
  * about what a profile lacks name it, as errors about its bytes do. */

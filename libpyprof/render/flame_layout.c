@@ -622,20 +622,14 @@ walk_lines(walk *w)
 /* ---- geometry -------------------------------------------------------------------------------- */
 
 /* flamegraph.pl writes x and width with "%0.1f": v as strtod reads that
- * back.  Without printf for nearly all v (it was a third of the layout):
- * t = |v| * 10 is within half an ulp (< 6e-8 below 1e9) of the exact
- * product, so when its fraction is further than 1e-6 from .5 the exact
- * value rounds to the same integer n as t, "%.1f" prints n / 10, and
- * strtod's correctly rounded n / 10 is the division's. */
+ * back.  "%.1f" prints n / 10 for the n of pyprof__tenths, and strtod's
+ * correctly rounded n / 10 is the division's. */
 static double
 round1(double v)
 {
-    double t = fabs(v) * 10;
-    if (t < 1e9) {
-        double fl = floor(t), frac = t - fl; /* both exact */
-        if (fabs(frac - 0.5) > 1e-6)
-            return copysign((fl + (frac > 0.5)) / 10, v);
-    }
+    uint64_t n;
+    if (pyprof__tenths(v, &n))
+        return copysign((double)n / 10, v);
     char b[400]; /* "%.1f" of DBL_MAX: 309 digits and ".0" */
     pyprof__snprintf_c(b, sizeof b, "%.1f", v);
     return pyprof__strtod_c(b, NULL);
