@@ -343,6 +343,42 @@ test_deep(void)
     }
     TAP_OK(!bad, "each frame at its depth with its width (first wrong: %zu)", bad);
     pyprof_flame_free(f);
+
+    /* every frame with self time, as in a deep speedscope trace: a line per
+     * frame, each one frame deeper than the one before (comparing each line
+     * with the open frames from the top made this cost the depth squared) */
+    pyprof_profile *p = NULL;
+    pyprof_id fn[50], node = PYPROF_NONE;
+    bool built = pyprof_profile_new(&p) == 0;
+    for (int i = 0; built && i < 50; i++) {
+        pyprof_id s;
+        snprintf(name, sizeof name, "g%d", i);
+        built = pyprof_profile_intern(p, &s, name, strlen(name)) == 0 &&
+                pyprof_profile_func_intern(p, &fn[i], 0, 0, s, PYPROF_FUNC_FRAME_NAME, NULL) == 0;
+    }
+    for (int d = 0; built && d < DEPTH; d++) {
+        built = pyprof_profile_stack_child(p, &node, node, fn[d % 50]) == 0;
+        if (built)
+            pyprof_profile_stack_node_mut(p, node)->self[0] = 1;
+    }
+    pyprof_flame_options o = PYPROF_FLAME_OPTIONS_INIT;
+    o.minwidth = 0; /* draw them all */
+    f = NULL;
+    TAP_OK(built && pyprof_flame_layout(&f, p, &o, NULL) == 0,
+           "a stack 100,000 frames deep, each with self time: laid out");
+    n = f ? pyprof_flame_frame_count(f) : 0;
+    bad = n == DEPTH + 1 ? 0 : 1;
+    for (size_t i = 1; !bad && i < n; i++) { /* frame i spans samples i - 1 .. DEPTH */
+        const pyprof_flame_frame *fr = pyprof_flame_frame_at(f, i);
+        snprintf(name, sizeof name, "g%zu", (i - 1) % 50);
+        if (fr->depth != i || strcmp(fr->name, name) != 0 || fr->start != (double)(i - 1) ||
+            fr->end != DEPTH)
+            bad = i;
+    }
+    TAP_OK(!bad, "each of its %zu frames from its own sample to the end (first wrong: %zu)", n,
+           bad);
+    pyprof_flame_free(f);
+    pyprof_profile_free(p);
 }
 
 /* The scene the backends draw, item by item: one group per frame holding

@@ -78,6 +78,11 @@ typedef struct walk {
     uint32_t *path; /* labels of the line being emitted, path[1..depth] */
     pyprof_id *path_func;
     size_t path_cap, path_func_cap;
+    /* open[d].label == path[d] for 1 <= d <= path_ok: where emit_line's
+     * comparison of the two can start.  Comparing from the top cost each
+     * line its depth, and the lines of a deep stack whose every frame has
+     * self time (a speedscope trace) number as many as its frames. */
+    size_t path_ok;
     double time, min_units;
     /* frames closed at `closed_at` (flamegraph.pl keys nodes by name,
      * depth and end time, so a later one with the same key replaces an
@@ -471,7 +476,11 @@ static int
 emit_line(walk *w, size_t depth, double count, double delta, bool diff)
 {
     int rc;
-    size_t j = 0;
+    size_t j = w->path_ok;
+    if (j > w->nopen)
+        j = w->nopen;
+    if (j > depth)
+        j = depth;
     while (j < w->nopen && j < depth && w->open[j + 1].label == w->path[j + 1])
         j++;
     for (size_t d = w->nopen; d > j; d--) {
@@ -489,6 +498,7 @@ emit_line(walk *w, size_t depth, double count, double delta, bool diff)
                                   .delta = d == depth ? delta : 0,
                                   .has_delta = diff};
     w->nopen = depth;
+    w->path_ok = depth;
     w->time += count;
     return 0;
 }
@@ -595,6 +605,8 @@ walk_lines(walk *w)
          * changed since (rewriting them per item made a deep stack cost
          * its depth squared) */
         w->path[depth] = node_label(w, c);
+        if (w->path_ok >= depth)
+            w->path_ok = depth - 1;
         w->path_func[depth] = node_func(w, c);
         double sw = self_w(w, c), own = sw > 0 ? sw : 0;
         if (!it.is_sub) {
