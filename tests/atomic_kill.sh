@@ -1,11 +1,13 @@
 #!/bin/sh
 # atomic_kill.sh - nothing lost when a run is killed: each tool that writes
 # with -o is started on a large input over an existing output file and sent
-# SIGKILL at a random moment (seeded, spread over the whole run: reading,
-# laying out, writing).  Afterwards the output must be either the old file,
-# byte for byte, or the complete new one (equal to an uninterrupted run);
-# never missing, empty or cut short.  Outputs go to a temporary file in the
-# same directory that is renamed over the target only when complete.
+# SIGKILL, SIGTERM or SIGHUP at a random moment (seeded, spread over the
+# whole run: reading, laying out, writing).  Afterwards the output must be
+# either the old file, byte for byte, or the complete new one (equal to an
+# uninterrupted run); never missing, empty or cut short.  Outputs go to a
+# temporary file in the same directory that is renamed over the target only
+# when complete; a run stopped by a signal it can catch removes that file
+# too (only SIGKILL may leave one behind).
 set -u
 : "${top_srcdir:=..}" "${top_builddir:=..}"
 . "$top_srcdir/tests/tap.sh"
@@ -55,8 +57,9 @@ try() {
     fi
     mv "$out" "$W/$name.ref"
     span=$(echo "$t0 $t1" | awk '{ print $2 - $1 }')
-    i=0 old=0 new=0 bad=0
+    i=0 old=0 new=0 bad=0 partial=0 stray=0
     while [ $i -lt "$KILLS" ]; do
+        case $((i % 3)) in 0) sig=KILL ;; 1) sig=TERM ;; *) sig=HUP ;; esac
         printf 'OLD CONTENTS\n' > "$out"
         # a delay in [0, the uninterrupted run's time): most runs die
         # part-way, a few just after the rename
@@ -65,7 +68,7 @@ try() {
         "$TOOLS/$tool" "$@" 2>/dev/null &
         pid=$!
         sleep "$delay"
-        kill -9 $pid 2>/dev/null
+        kill -s $sig $pid 2>/dev/null
         wait $pid 2>/dev/null
         if cmp -s "$out" "$W/$name.ref"; then
             new=$((new + 1))
@@ -73,19 +76,30 @@ try() {
             old=$((old + 1))
         else
             bad=$((bad + 1))
-            echo "# $name: killed after ${delay}s: output is neither the old file nor the new one ($(wc -c < "$out" 2>/dev/null || echo missing) bytes)"
+            echo "# $name: SIG$sig after ${delay}s: output is neither the old file nor the new one ($(wc -c < "$out" 2>/dev/null || echo missing) bytes)"
         fi
+        # the temporary file (".NAME.XXXXXX") of a run stopped while writing
+        left=$(find "$W" -name ".$name.$ext.*" | wc -l)
+        if [ $sig = KILL ]; then
+            partial=$((partial + $(find "$W" -name ".$name.$ext.*" -size +0 | wc -l)))
+        elif [ "$left" != 0 ]; then
+            stray=$((stray + 1))
+            echo "# $name: SIG$sig after ${delay}s left a temporary file"
+        fi
+        rm -f "$W/.$name.$ext".*
         i=$((i + 1))
     done
-    # killed while writing: its temporary file (".NAME.XXXXXX") has data
-    partial=$(find "$W" -name ".$name.$ext.*" -size +0 | wc -l)
-    rm -f "$W/.$name.$ext".*
     if [ $bad = 0 ]; then
-        tap_ok "$name: $KILLS runs killed at random over ${span}s: $old left the old file ($partial of them killed while writing), $new the complete new one"
+        tap_ok "$name: $KILLS runs killed at random over ${span}s: $old left the old file ($partial killed by SIGKILL while writing), $new the complete new one"
     else
         tap_not_ok "$name: $bad of $KILLS killed runs left a partial or missing output"
     fi
-    # the half-written temporaries of killed runs may stay; they are never the output
+    if [ $stray = 0 ]; then
+        tap_ok "$name: runs stopped by SIGTERM or SIGHUP left no temporary file"
+    else
+        tap_not_ok "$name: $stray runs stopped by SIGTERM or SIGHUP left a temporary file"
+    fi
+    # SIGKILL's half-written temporaries may stay; they are never the output
 }
 
 try flame-svg svg pyprof-flame --minwidth 0 "$W/in.folded" -o OUT

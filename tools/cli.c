@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,10 +18,33 @@
 
 static const char *tool_name = "pyprof";
 
+/* Ctrl-C, kill, a closed terminal or pipe: remove the outputs' temporary
+ * files, then die of the signal as before (SA_RESETHAND restored the
+ * default action; the raised signal is delivered when this returns). */
+static void
+on_fatal_signal(int sig)
+{
+    pyprof_output_remove_temps();
+    raise(sig);
+}
+
 void
 cli_init(const char *tool)
 {
     tool_name = tool;
+    static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++) {
+        struct sigaction old;
+        /* a signal the shell had us ignore (nohup, a background job's
+         * SIGINT) stays ignored */
+        if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(fatal[i], &sa, NULL);
+    }
 }
 
 const char *

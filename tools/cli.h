@@ -13,7 +13,9 @@
 /* Exit codes of every tool. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };
 
-/* Set the tool name used as the message prefix (e.g. "pyprof-stats"). */
+/* Set the tool name used as the message prefix (e.g. "pyprof-stats"), and
+ * have SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of
+ * unfinished outputs before they end the program. */
 void cli_init(const char *tool);
 const char *cli_tool(void);
 

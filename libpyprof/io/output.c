@@ -7,12 +7,15 @@
  * renamed over the target on commit.  Until then the old file is untouched;
  * a killed run leaves at most a stray temporary file, never half a target.
  * Targets that exist and are not regular files (/dev/null, FIFOs, ttys)
- * cannot be replaced by rename and are written directly.
+ * cannot be replaced by rename and are written directly.  A program that
+ * is stopped by a signal it can catch removes the temporary files too, by
+ * calling pyprof_output_remove_temps from its handler.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -26,6 +29,7 @@ struct pyprof_output {
     enum kind kind;
     char *name;    /* target as given */
     char *tmpname; /* temporary file, K_FILE with rename only */
+    int temp_slot; /* its slot in `temps`, or -1 */
     FILE *f;
     bool own_f;
     unsigned char *mem;
@@ -43,6 +47,44 @@ struct pyprof_output {
  * expects the bytes in the order written. */
 #define OUT_BUF_SIZE ((size_t)64 << 10)
 
+/* The temporary files of the outputs open now, for a signal handler to
+ * remove (pyprof_output_remove_temps).  A handler may run between any two
+ * instructions, so a slot is claimed with a compare-and-swap and marked
+ * live only once its path is complete, and the handler reads nothing else.
+ * An output that finds no free slot (more than TEMP_SLOTS open at once, or
+ * a path longer than PATH_MAX) is simply not removed by a handler. */
+#define TEMP_SLOTS 32
+enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE };
+static struct temp_slot {
+    atomic_int state;
+    char path[PATH_MAX];
+} temps[TEMP_SLOTS];
+
+static int
+temp_register(const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= PATH_MAX)
+        return -1;
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        int expect = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&temps[i].state, &expect, SLOT_FILLING)) {
+            memcpy(temps[i].path, path, n + 1);
+            atomic_store(&temps[i].state, SLOT_LIVE);
+            return i;
+        }
+    }
+    return -1;
+}
+
+void
+pyprof_output_remove_temps(void)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (atomic_load(&temps[i].state) == SLOT_LIVE)
+            unlink(temps[i].path); /* async-signal-safe */
+}
+
 static pyprof_output *
 out_alloc(enum kind kind, const char *name)
 {
@@ -50,6 +92,7 @@ out_alloc(enum kind kind, const char *name)
     if (!o)
         return NULL;
     o->kind = kind;
+    o->temp_slot = -1;
     o->name = pyprof__strdup(name);
     if (!o->name) {
         pyprof__free(o);
@@ -62,6 +105,10 @@ out_alloc(enum kind kind, const char *name)
 static void
 out_free(pyprof_output *o)
 {
+    /* (after the rename or unlink: a handler in between unlinks a name that
+     * is gone, which does nothing) */
+    if (o->temp_slot >= 0)
+        atomic_store(&temps[o->temp_slot].state, SLOT_FREE);
     pyprof__free(o->name);
     pyprof__free(o->tmpname);
     pyprof__free(o->mem);
@@ -126,6 +173,7 @@ pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err
         return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot create: %s",
                                 strerror(e));
     }
+    o->temp_slot = temp_register(o->tmpname);
     /* mkostemp makes 0600; a profile or picture is an ordinary file, so give
      * it the permissions a plain open() would (0666 less the umask). */
     mode_t mask = umask(0);

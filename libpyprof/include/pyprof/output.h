@@ -27,6 +27,16 @@ typedef struct pyprof_output pyprof_output;
 /** Write to `path` atomically ("-" = stdout). */
 int pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err);
 
+/**
+ * Remove the temporary files of all file outputs open at this moment, so
+ * that a program stopped by a signal leaves no stray file beside its
+ * targets (which keep their old contents).  Async-signal-safe: for a
+ * program's SIGINT or SIGTERM handler, which must then end the program
+ * (those outputs can no longer be committed).  The library installs no
+ * signal handler itself.
+ */
+void pyprof_output_remove_temps(void);
+
 /** Write into a growing memory buffer (see pyprof_output_data). */
 int pyprof_output_open_memory(pyprof_output **out, pyprof_error *err);
 
