@@ -438,7 +438,7 @@ tail_fill(reader *r, struct tail *t)
     if (t->n || !t->text_len)
         return 0;
     int rc;
-    size_t len = 0, n, next;
+    size_t len = 0, n, next, seps = 0, at = 0; /* separators seen in tbuf[0..at) */
     for (size_t want = FILL_READ;; want *= 2) {
         if (want > t->text_len)
             want = t->text_len;
@@ -452,8 +452,8 @@ tail_fill(reader *r, struct tail *t)
             len = want;
             break;
         }
-        /* cut after the fill_frames-th separator, when the bytes hold it */
-        size_t seps = 0, at = 0;
+        /* cut after the fill_frames-th separator, when the bytes hold it
+         * (the bytes of earlier pieces were counted already) */
         const char *semi;
         while (seps < fill_frames && (semi = memchr(r->tbuf + at, ';', want - at)) != NULL) {
             at = (size_t)(semi - r->tbuf) + 1;
