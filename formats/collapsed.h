@@ -128,6 +128,53 @@ typedef pyprof__collapsed_reader reader;
  * w0 (metric 0) and w1 (metric 1). */
 int pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1);
 
+/* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
+ * the text is known to be ASCII without NUL, and `h` is its hash
+ * (collapsed_frame.c: a cache of frame texts in front of the string table). */
+int pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth,
+                                 bool plain, uint64_t h);
+
+/* ---- nodes by the hash of their path (collapsed_stack.c says why) ---- */
+
+#define PYPROF__PATH_ROOT_HASH 0x6a09e667f3bcc909ull /* any constant: the parent hash of roots */
+
+static inline uint64_t
+pyprof__path_hash(uint64_t parent_hash, pyprof_id func)
+{
+    return pyprof__hash_mix(parent_hash, func);
+}
+
+static inline uint32_t
+pyprof__path_tag(uint64_t h)
+{
+    return (uint32_t)h;
+}
+
+/* The node whose path hashes to h, with this parent and function, or PYPROF_NONE. */
+static inline pyprof_id
+pyprof__path_find(const reader *r, const pyprof_stack_node *nodes, uint64_t h, pyprof_id parent,
+                  pyprof_id func)
+{
+    uint32_t tag = pyprof__path_tag(h);
+    for (size_t j = tag & r->path_mask;; j = (j + 1) & r->path_mask) {
+        uint64_t e = r->path_tab[j];
+        if (!e)
+            return PYPROF_NONE;
+        if ((uint32_t)(e >> 32) == tag) {
+            pyprof_id id = (pyprof_id)e - 1;
+            if (nodes[id].parent == parent && nodes[id].func == func)
+                return id;
+        }
+    }
+}
+
+/* Put the first frame of the tail of `at` in the tree and hang the rest
+ * from it. */
+int pyprof__collapsed_tail_push(reader *r, pyprof_id at);
+/* Walk tail t's frames down from `parent` (path hash `ph`), pushing tails
+ * down and adding nodes as a stack's frames are (for b's tails in a merge). */
+int pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph);
+
 /* ---- tails (collapsed_tail.c) ---- */
 
 /* The tail index + 1 of `node`, 0 if it has none. */

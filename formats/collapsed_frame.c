@@ -1,6 +1,8 @@
 /*
- * collapsed_frame.c - splitting a folded-stack frame into name, file and line,
- * and rebuilding the frame text from them (formats.md §8.2-8.4).
+ * collapsed_frame.c - a folded-stack frame: splitting its text into name,
+ * file and line and rebuilding the text from them (formats.md §8.2-8.4), and
+ * finding the function a frame text stands for, through a cache that the
+ * reader's hot path (collapsed_stack.c) asks for every frame.
  *
  * Shapes:  py-spy      NAME (FILE:LINE)
  *          austin 1/2  NAME (FILE)          (the line is a separate "L<n>" frame)
@@ -128,4 +130,162 @@ pyprof_flame_frame_label(const pyprof_profile *p, pyprof_id func, char *buf, siz
         break;
     }
     return n < 0 ? 0 : (size_t)n;
+}
+
+static inline bool
+is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* ---- frame text to function ---------------------------------------------------------------- */
+
+/* austin's leading process/thread frames: "P123", "T456", "T0:789", "Thread 7f12ab" */
+static bool
+is_austin_task_frame(const char *f, size_t n, size_t depth)
+{
+    if (depth > 1 || n < 2)
+        return false;
+    if (f[0] == 'P' && depth == 0) {
+        for (size_t i = 1; i < n; i++)
+            if (!is_digit(f[i]))
+                return false;
+        return true;
+    }
+    if (n > 7 && memcmp(f, "Thread ", 7) == 0)
+        return depth == 0;
+    if (f[0] == 'T') {
+        for (size_t i = 1; i < n; i++)
+            if (!is_digit(f[i]) && f[i] != ':' && f[i] != 'x' && !(f[i] >= 'a' && f[i] <= 'f'))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+static int
+intern_text(reader *r, pyprof_id *out, const char *s, size_t n, bool plain)
+{
+    if (plain || (pyprof__utf8_valid_prefix((const unsigned char *)s, n) == n && !memchr(s, 0, n)))
+        return pyprof_profile_intern(r->p, out, s, n);
+    return pyprof_profile_intern_lossy(r->p, out, s, n, 0);
+}
+
+/* The frame cache: most frames of a big file are repeats of a few
+ * thousand texts, and this finds their function with one probe and one
+ * compare, where interning the text and mapping it would cost four or five
+ * scattered memory reads.  ASCII frames only, whose stored text is the
+ * input text. */
+static pyprof_id
+fcache_find(const reader *r, const char *f, size_t n, uint64_t h)
+{
+    if (!r->fc)
+        return PYPROF_NONE;
+    for (size_t j = h & r->fc_mask; r->fc[j].text; j = (j + 1) & r->fc_mask) {
+        const struct frame_cache *e = &r->fc[j];
+        if (e->hash == h && e->len == n && memcmp(e->text, f, n) == 0)
+            return e->func;
+    }
+    return PYPROF_NONE;
+}
+
+static int
+fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
+{
+    if (n > UINT32_MAX)
+        return 0;
+    if ((r->fc_used + 1) * 2 > (r->fc ? r->fc_mask + 1 : 0)) {
+        size_t ncap = r->fc ? (r->fc_mask + 1) * 2 : 4096;
+        struct frame_cache *nc = pyprof__zalloc(ncap, sizeof(*nc));
+        if (!nc)
+            return PYPROF_ENOMEM;
+        for (size_t i = 0; r->fc && i <= r->fc_mask; i++) {
+            if (!r->fc[i].text)
+                continue;
+            size_t j = r->fc[i].hash & (ncap - 1);
+            while (nc[j].text)
+                j = (j + 1) & (ncap - 1);
+            nc[j] = r->fc[i];
+        }
+        pyprof__free(r->fc);
+        r->fc = nc;
+        r->fc_mask = ncap - 1;
+    }
+    size_t j = h & r->fc_mask;
+    while (r->fc[j].text)
+        j = (j + 1) & r->fc_mask;
+    r->fc[j] = (struct frame_cache){h, text, (uint32_t)n, func};
+    r->fc_used++;
+    return 0;
+}
+
+/* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
+ * the text is known to be ASCII without NUL, and `h` is its hash. */
+int
+pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth,
+                             bool plain, uint64_t h)
+{
+    pyprof_id sid;
+    if (plain && (*out = fcache_find(r, f, n, h)) != PYPROF_NONE)
+        return 0;
+    int rc = intern_text(r, &sid, f, n, plain);
+    if (rc < 0)
+        return rc;
+    if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
+        *out = r->func_of_str[sid];
+        return plain ? fcache_put(r, h, pyprof_profile_string(r->p, sid), n, *out) : 0;
+    }
+    if (sid >= r->fos_cap) {
+        size_t old = r->fos_cap;
+        if (PYPROF_GROW(r->func_of_str, r->fos_cap, (size_t)sid + 1) < 0)
+            return PYPROF_ENOMEM;
+        for (size_t i = old; i < r->fos_cap; i++)
+            r->func_of_str[i] = PYPROF_NONE;
+    }
+
+    /* the text as stored may differ from f (U+FFFD substitutions): split that */
+    const char *text = pyprof_profile_string(r->p, sid);
+    size_t len = pyprof_profile_string_len(r->p, sid);
+    pyprof__frame_fields ff;
+    bool split = false;
+    uint32_t flags = PYPROF_FUNC_FRAME_NAME;
+    if (r->dialect == D_AUSTIN && is_austin_task_frame(text, len, depth)) {
+        flags |= PYPROF_FUNC_SYNTHETIC;
+    } else if (r->shape) {
+        split = pyprof__frame_split(text, len, r->shape, &ff);
+    } else {
+        static const uint32_t folded_shapes[] = {PYPROF_FUNC_FRAME_NAME_FILE_LINE,
+                                                 PYPROF_FUNC_FRAME_FILE_NAME_LINE};
+        static const uint32_t austin_shapes[] = {PYPROF_FUNC_FRAME_FILE_NAME_LINE,
+                                                 PYPROF_FUNC_FRAME_NAME_FILE_LINE,
+                                                 PYPROF_FUNC_FRAME_NAME_FILE};
+        const uint32_t *shapes = r->dialect == D_AUSTIN ? austin_shapes : folded_shapes;
+        size_t nshapes = r->dialect == D_AUSTIN ? 3 : 2;
+        for (size_t i = 0; i < nshapes && !split; i++)
+            if ((split = pyprof__frame_split(text, len, shapes[i], &ff)))
+                r->shape = shapes[i];
+    }
+    pyprof_id file = 0, name = sid;
+    int64_t line = 0;
+    if (split) {
+        if ((rc = pyprof_profile_intern(r->p, &file, ff.file, ff.file_len)) < 0 ||
+            (rc = pyprof_profile_intern(r->p, &name, ff.name, ff.name_len)) < 0)
+            return rc;
+        line = ff.line;
+        flags = ff.shape;
+    }
+    rc = pyprof_profile_func_intern(r->p, out, file, line, name, flags, NULL);
+    if (rc < 0)
+        return rc;
+    r->func_of_str[sid] = *out;
+    if (*out >= r->sof_cap) {
+        size_t old = r->sof_cap;
+        if (PYPROF_GROW(r->str_of_func, r->sof_cap, (size_t)*out + 1) < 0)
+            return PYPROF_ENOMEM;
+        for (size_t i = old; i < r->sof_cap; i++)
+            r->str_of_func[i] = PYPROF_NONE;
+    }
+    if (r->str_of_func[*out] == PYPROF_NONE)
+        r->str_of_func[*out] = sid;
+    return plain ? fcache_put(r, h, text, n, *out) : 0;
 }

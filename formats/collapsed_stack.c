@@ -5,12 +5,14 @@
  * Four things keep a 1 GB file fast and its memory bounded by the number of
  * distinct stacks: the previous line's frames are reused up to the first
  * byte that differs (sorted files share long prefixes); frame texts map to
- * functions through a small cache in front of the string table; nodes are
+ * functions through a small cache in front of the string table
+ * (collapsed_frame.c); nodes are
  * found by the hash of their whole path, so that the profile's index of ten
  * million nodes is never built while reading; and each lookup is split
  * into steps that each prefetch what the whole line needs, so that the
  * cache misses of a line overlap.  A lazy read (for flame graphs) also
  * stops building a stack at its first new frame: see collapsed_tail.c.
+ * What two threads read of one file is joined in collapsed_merge.c.
  */
 #include "config.h"
 
@@ -19,164 +21,6 @@
 #include <math.h>
 
 #include "collapsed.h"
-
-static inline bool
-is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* ---- frames -------------------------------------------------------------------------------- */
-
-/* austin's leading process/thread frames: "P123", "T456", "T0:789", "Thread 7f12ab" */
-static bool
-is_austin_task_frame(const char *f, size_t n, size_t depth)
-{
-    if (depth > 1 || n < 2)
-        return false;
-    if (f[0] == 'P' && depth == 0) {
-        for (size_t i = 1; i < n; i++)
-            if (!is_digit(f[i]))
-                return false;
-        return true;
-    }
-    if (n > 7 && memcmp(f, "Thread ", 7) == 0)
-        return depth == 0;
-    if (f[0] == 'T') {
-        for (size_t i = 1; i < n; i++)
-            if (!is_digit(f[i]) && f[i] != ':' && f[i] != 'x' && !(f[i] >= 'a' && f[i] <= 'f'))
-                return false;
-        return true;
-    }
-    return false;
-}
-
-static int
-intern_text(reader *r, pyprof_id *out, const char *s, size_t n, bool plain)
-{
-    if (plain || (pyprof__utf8_valid_prefix((const unsigned char *)s, n) == n && !memchr(s, 0, n)))
-        return pyprof_profile_intern(r->p, out, s, n);
-    return pyprof_profile_intern_lossy(r->p, out, s, n, 0);
-}
-
-/* The frame cache: most frames of a big file are repeats of a few
- * thousand texts, and this finds their function with one probe and one
- * compare, where interning the text and mapping it would cost four or five
- * scattered memory reads.  ASCII frames only, whose stored text is the
- * input text. */
-static pyprof_id
-fcache_find(const reader *r, const char *f, size_t n, uint64_t h)
-{
-    if (!r->fc)
-        return PYPROF_NONE;
-    for (size_t j = h & r->fc_mask; r->fc[j].text; j = (j + 1) & r->fc_mask) {
-        const struct frame_cache *e = &r->fc[j];
-        if (e->hash == h && e->len == n && memcmp(e->text, f, n) == 0)
-            return e->func;
-    }
-    return PYPROF_NONE;
-}
-
-static int
-fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
-{
-    if (n > UINT32_MAX)
-        return 0;
-    if ((r->fc_used + 1) * 2 > (r->fc ? r->fc_mask + 1 : 0)) {
-        size_t ncap = r->fc ? (r->fc_mask + 1) * 2 : 4096;
-        struct frame_cache *nc = pyprof__zalloc(ncap, sizeof(*nc));
-        if (!nc)
-            return PYPROF_ENOMEM;
-        for (size_t i = 0; r->fc && i <= r->fc_mask; i++) {
-            if (!r->fc[i].text)
-                continue;
-            size_t j = r->fc[i].hash & (ncap - 1);
-            while (nc[j].text)
-                j = (j + 1) & (ncap - 1);
-            nc[j] = r->fc[i];
-        }
-        pyprof__free(r->fc);
-        r->fc = nc;
-        r->fc_mask = ncap - 1;
-    }
-    size_t j = h & r->fc_mask;
-    while (r->fc[j].text)
-        j = (j + 1) & r->fc_mask;
-    r->fc[j] = (struct frame_cache){h, text, (uint32_t)n, func};
-    r->fc_used++;
-    return 0;
-}
-
-/* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
- * the text is known to be ASCII without NUL, and `h` is its hash. */
-static int
-frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, bool plain,
-           uint64_t h)
-{
-    pyprof_id sid;
-    if (plain && (*out = fcache_find(r, f, n, h)) != PYPROF_NONE)
-        return 0;
-    int rc = intern_text(r, &sid, f, n, plain);
-    if (rc < 0)
-        return rc;
-    if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
-        *out = r->func_of_str[sid];
-        return plain ? fcache_put(r, h, pyprof_profile_string(r->p, sid), n, *out) : 0;
-    }
-    if (sid >= r->fos_cap) {
-        size_t old = r->fos_cap;
-        if (PYPROF_GROW(r->func_of_str, r->fos_cap, (size_t)sid + 1) < 0)
-            return PYPROF_ENOMEM;
-        for (size_t i = old; i < r->fos_cap; i++)
-            r->func_of_str[i] = PYPROF_NONE;
-    }
-
-    /* the text as stored may differ from f (U+FFFD substitutions): split that */
-    const char *text = pyprof_profile_string(r->p, sid);
-    size_t len = pyprof_profile_string_len(r->p, sid);
-    pyprof__frame_fields ff;
-    bool split = false;
-    uint32_t flags = PYPROF_FUNC_FRAME_NAME;
-    if (r->dialect == D_AUSTIN && is_austin_task_frame(text, len, depth)) {
-        flags |= PYPROF_FUNC_SYNTHETIC;
-    } else if (r->shape) {
-        split = pyprof__frame_split(text, len, r->shape, &ff);
-    } else {
-        static const uint32_t folded_shapes[] = {PYPROF_FUNC_FRAME_NAME_FILE_LINE,
-                                                 PYPROF_FUNC_FRAME_FILE_NAME_LINE};
-        static const uint32_t austin_shapes[] = {PYPROF_FUNC_FRAME_FILE_NAME_LINE,
-                                                 PYPROF_FUNC_FRAME_NAME_FILE_LINE,
-                                                 PYPROF_FUNC_FRAME_NAME_FILE};
-        const uint32_t *shapes = r->dialect == D_AUSTIN ? austin_shapes : folded_shapes;
-        size_t nshapes = r->dialect == D_AUSTIN ? 3 : 2;
-        for (size_t i = 0; i < nshapes && !split; i++)
-            if ((split = pyprof__frame_split(text, len, shapes[i], &ff)))
-                r->shape = shapes[i];
-    }
-    pyprof_id file = 0, name = sid;
-    int64_t line = 0;
-    if (split) {
-        if ((rc = pyprof_profile_intern(r->p, &file, ff.file, ff.file_len)) < 0 ||
-            (rc = pyprof_profile_intern(r->p, &name, ff.name, ff.name_len)) < 0)
-            return rc;
-        line = ff.line;
-        flags = ff.shape;
-    }
-    rc = pyprof_profile_func_intern(r->p, out, file, line, name, flags, NULL);
-    if (rc < 0)
-        return rc;
-    r->func_of_str[sid] = *out;
-    if (*out >= r->sof_cap) {
-        size_t old = r->sof_cap;
-        if (PYPROF_GROW(r->str_of_func, r->sof_cap, (size_t)*out + 1) < 0)
-            return PYPROF_ENOMEM;
-        for (size_t i = old; i < r->sof_cap; i++)
-            r->str_of_func[i] = PYPROF_NONE;
-    }
-    if (r->str_of_func[*out] == PYPROF_NONE)
-        r->str_of_func[*out] = sid;
-    return plain ? fcache_put(r, h, text, n, *out) : 0;
-}
 
 /* ---- finding nodes by path ------------------------------------------------------------------
  * pyprof_profile_stack_child keeps a hash index keyed by (parent, func); a
@@ -196,20 +40,6 @@ frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth, boo
  * 11-21 bytes a node (the sibling lists it replaced cost 16, plus a hash
  * for nodes with many children). */
 #define PATH_TAB_MIN 4096
-
-static inline uint64_t
-path_hash(uint64_t parent_hash, pyprof_id func)
-{
-    return pyprof__hash_mix(parent_hash, func);
-}
-
-#define PATH_ROOT_HASH 0x6a09e667f3bcc909ull /* any constant: the parent hash of roots */
-
-static inline uint32_t
-path_tag(uint64_t h)
-{
-    return (uint32_t)h;
-}
 
 /* The table is probed at random all over: at 4 KiB pages nearly every
  * probe of a big one also misses the TLB.  Transparent huge pages, where
@@ -240,24 +70,6 @@ path_grow(reader *r)
     return 0;
 }
 
-/* The node whose path hashes to h, with this parent and function, or PYPROF_NONE. */
-static pyprof_id
-path_find(const reader *r, const pyprof_stack_node *nodes, uint64_t h, pyprof_id parent,
-          pyprof_id func)
-{
-    uint32_t tag = path_tag(h);
-    for (size_t j = tag & r->path_mask;; j = (j + 1) & r->path_mask) {
-        uint64_t e = r->path_tab[j];
-        if (!e)
-            return PYPROF_NONE;
-        if ((uint32_t)(e >> 32) == tag) {
-            pyprof_id id = (pyprof_id)e - 1;
-            if (nodes[id].parent == parent && nodes[id].func == func)
-                return id;
-        }
-    }
-}
-
 static int
 path_put(reader *r, uint64_t h, pyprof_id node)
 {
@@ -265,7 +77,7 @@ path_put(reader *r, uint64_t h, pyprof_id node)
     if ((r->path_used + 1) * 4 > (r->path_tab ? r->path_mask + 1 : 0) * 3 &&
         (rc = path_grow(r)) < 0)
         return rc;
-    uint32_t tag = path_tag(h);
+    uint32_t tag = pyprof__path_tag(h);
     size_t j = tag & r->path_mask;
     while (r->path_tab[j])
         j = (j + 1) & r->path_mask;
@@ -381,7 +193,8 @@ rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, size_t
     }
     for (size_t i = from; i < k; i++) {
         size_t fs = i > from ? (size_t)r->fend[i - 1] + 1 : start;
-        if ((rc = frame_func(r, &r->ffunc[i], s + fs, r->fend[i] - fs, i, plain, r->fhash[i])) < 0)
+        if ((rc = pyprof__collapsed_frame_func(r, &r->ffunc[i], s + fs, r->fend[i] - fs, i, plain,
+                                               r->fhash[i])) < 0)
             return rc;
     }
     *n = k - from;
@@ -482,8 +295,8 @@ tail_fill(reader *r, struct tail *t)
 /* Put the first frame of the tail of `at` in the tree and hang the rest
  * from it.  The frame becomes at's only child: a stack that went below
  * `at` would have pushed the tail down already. */
-static int
-tail_push(reader *r, pyprof_id at)
+int
+pyprof__collapsed_tail_push(reader *r, pyprof_id at)
 {
     uint32_t ti = pyprof__tail_at(r, at) - 1;
     pyprof_id node;
@@ -492,7 +305,7 @@ tail_push(reader *r, pyprof_id at)
         return rc;
     struct tail t = r->tails[ti];
     r->tail_of[at] = 0;
-    uint64_t h = path_hash(t.path, t.funcs[0]);
+    uint64_t h = pyprof__path_hash(t.path, t.funcs[0]);
     if ((rc = pyprof__profile_stack_append(r->p, &node, at, t.funcs[0])) < 0 ||
         (rc = path_put(r, h, node)) < 0)
         return rc;
@@ -515,12 +328,13 @@ static int
 step_down(reader *r, pyprof_id *parent, uint64_t h, pyprof_id func, bool *fresh)
 {
     int rc;
-    if (*parent != PYPROF_NONE && pyprof__tail_at(r, *parent) && (rc = tail_push(r, *parent)) < 0)
+    if (*parent != PYPROF_NONE && pyprof__tail_at(r, *parent) &&
+        (rc = pyprof__collapsed_tail_push(r, *parent)) < 0)
         return rc;
     pyprof_id node = PYPROF_NONE;
     if (!*fresh && r->path_tab) {
         size_t nn;
-        node = path_find(r, pyprof_profile_stack_nodes(r->p, &nn), h, *parent, func);
+        node = pyprof__path_find(r, pyprof_profile_stack_nodes(r->p, &nn), h, *parent, func);
     }
     if (node == PYPROF_NONE) {
         if ((rc = pyprof__profile_stack_append(r->p, &node, *parent, func)) < 0 ||
@@ -534,8 +348,8 @@ step_down(reader *r, pyprof_id *parent, uint64_t h, pyprof_id func, bool *fresh)
 
 /* Walk tail t's frames down from `parent` (path hash `ph`), as walk()
  * does frames: for b's tails in a merge. */
-static int
-walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph)
+int
+pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph)
 {
     int rc;
     bool fresh = false;
@@ -546,7 +360,7 @@ walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph)
             break;
         pyprof_id f = *t.funcs++;
         t.n--;
-        ph = path_hash(ph, f);
+        ph = pyprof__path_hash(ph, f);
         if ((rc = step_down(r, &parent, ph, f, &fresh)) < 0)
             return rc;
         /* the rest stays a tail (its list is in a chunk already) */
@@ -607,18 +421,19 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
          *    nodes they name, unless nothing below can be in the tree */
         uint64_t h = ph;
         for (size_t j = 0; j < n; j++) {
-            if ((rc = frame_func(r, &fw[j].func, s + fw[j].start, fw[j].end - fw[j].start,
-                                 depth + j, plain, fw[j].text)) < 0)
+            if ((rc = pyprof__collapsed_frame_func(r, &fw[j].func, s + fw[j].start,
+                                                   fw[j].end - fw[j].start, depth + j, plain,
+                                                   fw[j].text)) < 0)
                 return rc;
-            h = fw[j].path = path_hash(h, fw[j].func);
+            h = fw[j].path = pyprof__path_hash(h, fw[j].func);
             if (!fresh && r->path_tab)
-                __builtin_prefetch(&r->path_tab[path_tag(h) & r->path_mask]);
+                __builtin_prefetch(&r->path_tab[pyprof__path_tag(h) & r->path_mask]);
         }
         size_t nn;
         const pyprof_stack_node *nodes = pyprof_profile_stack_nodes(r->p, &nn);
         for (size_t j = 0; !fresh && r->path_tab && j < n; j++) {
-            uint64_t e = r->path_tab[path_tag(fw[j].path) & r->path_mask];
-            if (e && (uint32_t)(e >> 32) == path_tag(fw[j].path))
+            uint64_t e = r->path_tab[pyprof__path_tag(fw[j].path) & r->path_mask];
+            if (e && (uint32_t)(e >> 32) == pyprof__path_tag(fw[j].path))
                 __builtin_prefetch(&nodes[(uint32_t)e - 1]);
         }
         /* 4. down the tree */
@@ -687,7 +502,7 @@ pyprof__collapsed_tails_finish(reader *r, double fraction)
             r->tails[i].node = PYPROF_NONE;
         }
         while (rc == 0 && r->tails[i].node != PYPROF_NONE)
-            rc = tail_push(r, r->tails[i].node);
+            rc = pyprof__collapsed_tail_push(r, r->tails[i].node);
         if (rc < 0)
             return rc;
     }
@@ -734,7 +549,7 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     if (!plain)
         r->nonplain = true;
     if (r->lazy) { /* only stacks with one weight (in every metric) are deferred */
-        rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PATH_ROOT_HASH, k, plain,
+        rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PYPROF__PATH_ROOT_HASH, k, plain,
                   w0 == w1 && w0 > 0 && w0 < INFINITY, w0, w1, true);
         /* the next line can reuse only frames in the tree: keep the text up
          * to the separator after the last one (a deferred stack's tail is
@@ -761,16 +576,16 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     nf += k;
     /* 2. Their path hashes; prefetch the path slots. */
     for (size_t i = k; i < nf; i++) {
-        r->fpath[i] = path_hash(i ? r->fpath[i - 1] : PATH_ROOT_HASH, r->ffunc[i]);
+        r->fpath[i] = pyprof__path_hash(i ? r->fpath[i - 1] : PYPROF__PATH_ROOT_HASH, r->ffunc[i]);
         if (r->path_tab)
-            __builtin_prefetch(&r->path_tab[path_tag(r->fpath[i]) & r->path_mask]);
+            __builtin_prefetch(&r->path_tab[pyprof__path_tag(r->fpath[i]) & r->path_mask]);
     }
     /* 3. Prefetch the nodes those slots name (the usual hit: first probe). */
     size_t nnodes;
     const pyprof_stack_node *nodes = pyprof_profile_stack_nodes(r->p, &nnodes);
     for (size_t i = k; r->path_tab && i < nf; i++) {
-        uint64_t e = r->path_tab[path_tag(r->fpath[i]) & r->path_mask];
-        if (e && (uint32_t)(e >> 32) == path_tag(r->fpath[i]))
+        uint64_t e = r->path_tab[pyprof__path_tag(r->fpath[i]) & r->path_mask];
+        if (e && (uint32_t)(e >> 32) == pyprof__path_tag(r->fpath[i]))
             __builtin_prefetch(&nodes[(uint32_t)e - 1]);
     }
     /* 4. Walk down: find the existing nodes, then append the rest.  Once a
@@ -778,7 +593,7 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
      *    no lookup (most of the work on big files). */
     size_t i = k;
     for (; i < nf && r->path_tab; i++) {
-        pyprof_id node = path_find(r, nodes, r->fpath[i], parent, r->ffunc[i]);
+        pyprof_id node = pyprof__path_find(r, nodes, r->fpath[i], parent, r->ffunc[i]);
         if (node == PYPROF_NONE)
             break;
         r->fnode[i] = parent = node;
@@ -795,157 +610,6 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     nd->self[0] += w0;
     nd->self[1] += w1;
     return 0;
-}
-
-/* How many nodes ahead pyprof__collapsed_merge prefetches: enough for the
- * misses of a few dozen lookups to be in flight at once. */
-#define MERGE_AHEAD 32
-
-/* Prefetch the path slot of b's node j, if it will be looked up and its
- * parent's mapping is known (nodes before k are merged). */
-static inline void
-merge_prefetch(const reader *a, const pyprof_stack_node *bn, const pyprof_id *fmap,
-               const pyprof_id *nmap, const uint64_t *path, size_t k, size_t j, size_t old)
-{
-    pyprof_id up = bn[j].parent;
-    if (up != PYPROF_NONE && (up >= k || nmap[up] >= old))
-        return;
-    uint64_t h = path_hash(up == PYPROF_NONE ? PATH_ROOT_HASH : path[up], fmap[bn[j].func]);
-    __builtin_prefetch(&a->path_tab[path_tag(h) & a->path_mask]);
-}
-
-bool
-pyprof__collapsed_halves_mergeable(const reader *a, const reader *b)
-{
-    /* b's line numbers would be relative to its half: with malformed lines
-     * (reported by number) the second half is read again in one pass; so
-     * it is with text that needed repair (counted per profile), and with
-     * weights whose sums could round differently in two parts */
-    return a->dialect == D_FOLDED && b->dialect == D_FOLDED && !b->bad && !b->nonplain &&
-           !a->inexact && !b->inexact && a->weight_sum + b->weight_sum < 9007199254740992.0;
-}
-
-/* Nodes a merge adds with a path slot (pushed-down tails of a), which may
- * have children to look up: one byte per node added since `old`. */
-struct findable_set {
-    uint8_t *bits;
-    size_t cap;
-};
-
-static bool
-findable(const struct findable_set *s, size_t old, pyprof_id node)
-{
-    return node >= old && node - old < s->cap && s->bits[node - old];
-}
-
-static int
-mark_findable(struct findable_set *s, size_t old, size_t from, size_t to)
-{
-    if (to <= from)
-        return 0;
-    size_t ocap = s->cap;
-    if (PYPROF_GROW(s->bits, s->cap, to - old) < 0)
-        return PYPROF_ENOMEM;
-    memset(s->bits + ocap, 0, s->cap - ocap);
-    memset(s->bits + (from - old), 1, to - from);
-    return 0;
-}
-
-int
-pyprof__collapsed_merge(reader *a, reader *b)
-{
-    int rc = 0;
-    struct findable_set later = {NULL, 0};
-    const pyprof_profile *pb = b->p;
-    size_t nf = pyprof_profile_func_count(pb), nn;
-    const pyprof_stack_node *bn = pyprof_profile_stack_nodes(pb, &nn);
-    pyprof_id *fmap = pyprof__malloc((nf ? nf : 1) * sizeof(*fmap));
-    pyprof_id *nmap = pyprof__malloc((nn ? nn : 1) * sizeof(*nmap));
-    uint64_t *path = pyprof__malloc((nn ? nn : 1) * sizeof(*path));
-    if (!fmap || !nmap || !path) {
-        rc = PYPROF_ENOMEM;
-        goto out;
-    }
-    /* Functions in b's order of first appearance, through a's frame_func:
-     * new ones get the ids (and strings, and frame shape) that one pass
-     * would have given them.  b's frames were all plain ASCII. */
-    for (size_t f = 0; f < nf; f++) {
-        pyprof_id sid = f < b->sof_cap ? b->str_of_func[f] : PYPROF_NONE;
-        if (sid == PYPROF_NONE) {
-            rc = PYPROF_EINVAL; /* every function of b came from a frame */
-            goto out;
-        }
-        const char *t = pyprof_profile_string(pb, sid);
-        size_t n = pyprof_profile_string_len(pb, sid);
-        if ((rc = frame_func(a, &fmap[f], t, n, 0, true, pyprof__hash_bytes(t, n))) < 0)
-            goto out;
-    }
-    /* Nodes in b's id order (= order of first appearance): found in a's
-     * tree, or appended in the order one pass would have appended them.
-     * Only a node whose parent is one of a's can already be in a's tree;
-     * the others are appended without a lookup.  Nothing is looked up after
-     * a merge (b read the end of the file), and no two nodes of b map to
-     * the same (parent, function), so the new nodes need no path slots. */
-    size_t old = pyprof_profile_stack_count(a->p);
-    for (size_t k = 0; k < nn; k++) {
-        /* the lookups are cache misses: start those of nodes a little ahead */
-        if (a->path_tab && k + MERGE_AHEAD < nn)
-            merge_prefetch(a, bn, fmap, nmap, path, k, k + MERGE_AHEAD, old);
-        const pyprof_stack_node *s = &bn[k];
-        pyprof_id parent = s->parent == PYPROF_NONE ? PYPROF_NONE : nmap[s->parent];
-        pyprof_id func = fmap[s->func], node = PYPROF_NONE;
-        path[k] = path_hash(s->parent == PYPROF_NONE ? PATH_ROOT_HASH : path[s->parent], func);
-        if (parent == PYPROF_NONE || parent < old || findable(&later, old, parent)) {
-            /* a's tail under parent comes first (its stack was read first) */
-            if (parent != PYPROF_NONE && pyprof__tail_at(a, parent)) {
-                size_t from = pyprof_profile_stack_count(a->p);
-                if ((rc = tail_push(a, parent)) < 0 ||
-                    (rc = mark_findable(&later, old, from, pyprof_profile_stack_count(a->p))) < 0)
-                    goto out;
-            }
-            if (a->path_tab) {
-                size_t na;
-                node = path_find(a, pyprof_profile_stack_nodes(a->p, &na), path[k], parent, func);
-            }
-        }
-        if (node == PYPROF_NONE && (rc = pyprof__profile_stack_append(a->p, &node, parent, func)) < 0)
-            goto out;
-        nmap[k] = node;
-        pyprof_stack_node *d = pyprof_profile_stack_node_mut(a->p, node);
-        d->self[0] += s->self[0];
-        d->self[1] += s->self[1];
-    }
-    /* b's tails: one under a node new to a can stay as it is (nothing is
-     * below that node); one under a node a had must be walked, as its
-     * stack would have been in one pass */
-    for (size_t i = 0; i < b->ntails; i++) {
-        struct tail *t = &b->tails[i];
-        if (t->node == PYPROF_NONE)
-            continue;
-        pyprof_id v = nmap[t->node];
-        for (uint32_t j = 0; j < t->n; j++) /* b's function ids to a's (its text is a's) */
-            t->funcs[j] = fmap[t->funcs[j]];
-        if (v >= old && !findable(&later, old, v))
-            rc = pyprof__tail_new(a, v, t->funcs, t->n, t->text_at, t->text_len, t->w,
-                                  path[t->node], false);
-        else
-            rc = walk_tail(a, *t, v, path[t->node]);
-        if (rc < 0)
-            goto out;
-    }
-    pyprof__tails_adopt(a, b);
-    a->good += b->good;
-    a->blank += b->blank;
-    a->crlf += b->crlf;
-    a->two_counts |= b->two_counts;
-    a->root_self += b->root_self;
-    a->weight_sum += b->weight_sum;
-out:
-    pyprof__free(fmap);
-    pyprof__free(nmap);
-    pyprof__free(path);
-    pyprof__free(later.bits);
-    return rc;
 }
 
 void

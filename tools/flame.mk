@@ -3,11 +3,13 @@ libpyprof_libpyprof_la_SOURCES += \
 	formats/collapsed.h \
 	formats/collapsed.c \
 	formats/collapsed_stack.c \
+	formats/collapsed_merge.c \
 	formats/collapsed_split.c \
 	formats/collapsed_tail.c \
 	formats/collapsed_frame.c \
 	libpyprof/render/flame_int.h \
 	libpyprof/render/flame_layout.c \
+	libpyprof/render/flame_graph.c \
 	libpyprof/render/flame_color.c \
 	libpyprof/render/flame_draw.c \
 	libpyprof/render/flame_script.c \
