@@ -1,7 +1,8 @@
 /*
  * flame_int.h - what the flame graph's files share (not installed):
- * the layout object, built by flame_layout.c, coloured by flame_color.c,
- * drawn through a scene by flame_draw.c.
+ * the layout object, built by flame_layout.c (its options and geometry in
+ * flame_graph.c), coloured by flame_color.c, drawn through a scene by
+ * flame_draw.c.
  */
 #ifndef PYPROF_FLAME_INT_H
 #define PYPROF_FLAME_INT_H
@@ -27,6 +28,17 @@ struct pyprof_flame {
     const char *title, *subtitle, *notes;
     uint8_t bg[2][3]; /* background gradient, top and bottom */
 };
+
+/* flame_graph.c: a string kept by f (f->strs) as *out, and its text. */
+int pyprof__flame_intern(pyprof_flame *f, uint32_t *out, const char *s, size_t len);
+const char *pyprof__flame_str(const pyprof_flame *f, uint32_t id);
+/* f's options (opts, or the defaults if NULL; strings copied into f) and
+ * the title, subtitle and notes they give for profile p (an estimate says
+ * so); PYPROF_EINVAL for sizes that cannot be drawn. */
+int pyprof__flame_setup(pyprof_flame *f, const pyprof_profile *p, const pyprof_flame_options *opts);
+/* Pixel geometry of every frame, and the image's size, from the frames'
+ * depths and extents in count units (after the layout). */
+void pyprof__flame_geometry(pyprof_flame *f);
 
 /* Colours (§9.5-9.6): fill every frame's r, g, b. */
 int pyprof__flame_colour(pyprof_flame *f, pyprof_error *err);

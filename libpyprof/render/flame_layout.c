@@ -106,18 +106,6 @@ typedef struct walk {
 
 /* ---- strings -------------------------------------------------------------------------------- */
 
-static int
-intern(pyprof_flame *f, uint32_t *out, const char *s, size_t len)
-{
-    return pyprof_profile_intern_lossy(f->strs, out, s, len, 0);
-}
-
-static const char *
-str(const pyprof_flame *f, uint32_t id)
-{
-    return pyprof_profile_string(f->strs, id);
-}
-
 /* Labels, as string ids of f->strs, of the functions of the nodes the walk
  * may visit: the children of the nodes it can open (w->kids).  A big tree
  * has hundreds of thousands of functions; a graph draws a few thousand. */
@@ -149,7 +137,7 @@ func_labels(pyprof_flame *f, const pyprof_profile *p, const uint64_t *kids, size
             cap = len + 1;
             pyprof_flame_frame_label(p, i, buf, cap);
         }
-        if ((rc = intern(f, &lab[i], buf, len)) < 0)
+        if ((rc = pyprof__flame_intern(f, &lab[i], buf, len)) < 0)
             goto out;
     }
 out:
@@ -540,7 +528,7 @@ push_level(walk *w, uint32_t node)
          i++) {
         uint32_t c = (uint32_t)w->kids[i];
         uint32_t label = node_label(w, c);
-        const char *name = str(f, label);
+        const char *name = pyprof__flame_str(f, label);
         size_t nl = pyprof_profile_string_len(f->strs, label);
         double sw = self_w(w, c);
         bool has_kids = (w->flags[c] & NODE_HAS_KIDS) != 0;
@@ -631,22 +619,7 @@ walk_lines(walk *w)
     return emit_line(w, 0, 0, 0, false);
 }
 
-/* ---- geometry -------------------------------------------------------------------------------- */
-
-/* flamegraph.pl writes x and width with "%0.1f": v as strtod reads that
- * back.  "%.1f" prints n / 10 for the n of pyprof__tenths, and strtod's
- * correctly rounded n / 10 is the division's. */
-static double
-round1(double v)
-{
-    uint64_t n;
-    if (pyprof__tenths(v, &n))
-        return copysign((double)n / 10, v);
-    char b[400]; /* "%.1f" of DBL_MAX: 309 digits and ".0" */
-    pyprof__snprintf_c(b, sizeof b, "%.1f", v);
-    return pyprof__strtod_c(b, NULL);
-}
-
+/* frames by depth, then left to right */
 static int
 frame_cmp(const void *a, const void *b)
 {
@@ -654,110 +627,6 @@ frame_cmp(const void *a, const void *b)
     if (x->depth != y->depth)
         return x->depth < y->depth ? -1 : 1;
     return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static void
-geometry(pyprof_flame *f)
-{
-    const pyprof_flame_options *o = &f->o;
-    uint32_t depthmax = 0;
-    for (size_t i = 0; i < f->nframes; i++)
-        if (f->frames[i].depth > depthmax)
-            depthmax = f->frames[i].depth;
-    f->ypad1 = o->fontsize * 3;
-    f->ypad2 = o->fontsize * 2 + 10;
-    f->ypad3 = o->fontsize * 2;
-    f->width = o->width;
-    f->height = (depthmax + 1) * o->height + f->ypad1 + f->ypad2;
-    if (f->subtitle)
-        f->height += f->ypad3;
-    double ppu = (o->width - 2 * FLAME_XPAD) / f->total;
-    for (size_t i = 0; i < f->nframes; i++) {
-        pyprof_flame_frame *fr = &f->frames[i];
-        double x1 = FLAME_XPAD + fr->start * ppu, x2 = FLAME_XPAD + fr->end * ppu, y1, y2;
-        if (o->inverted) {
-            double top = f->ypad1 + (f->subtitle ? f->ypad3 : 0);
-            y1 = top + fr->depth * o->height;
-            y2 = top + (fr->depth + 1) * o->height - FLAME_FRAMEPAD;
-        } else {
-            y1 = f->height - f->ypad2 - (fr->depth + 1) * o->height + FLAME_FRAMEPAD;
-            y2 = f->height - f->ypad2 - fr->depth * o->height;
-        }
-        fr->x = round1(x1);
-        fr->w = round1(round1(x2) - fr->x);
-        fr->y = y1;
-        fr->h = y2 - y1;
-    }
-}
-
-/* ---- options --------------------------------------------------------------------------------- */
-
-static int
-copy_opt(pyprof_flame *f, const char **dst, const char *src)
-{
-    if (!src) {
-        *dst = NULL;
-        return 0;
-    }
-    uint32_t id;
-    int rc = intern(f, &id, src, strlen(src));
-    if (rc == 0)
-        *dst = str(f, id);
-    return rc;
-}
-
-static int
-setup(pyprof_flame *f, const pyprof_profile *p, const pyprof_flame_options *opts)
-{
-    int rc;
-    pyprof_flame_options def = PYPROF_FLAME_OPTIONS_INIT;
-    f->o = opts ? *opts : def;
-    pyprof_flame_options *o = &f->o;
-    if (!(o->width > 2 * FLAME_XPAD) || !(o->height > 0) || !(o->fontsize > 0) ||
-        !(o->fontwidth > 0) || !(o->factor != 0) || !(o->minwidth >= 0))
-        return PYPROF_EINVAL;
-    const char **strs[] = {&o->title,  &o->subtitle, &o->fonttype, &o->countname, &o->nametype,
-                           &o->colors, &o->bgcolors, &o->cp_file,  &o->notes};
-    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
-        if ((rc = copy_opt(f, strs[i], *strs[i])) < 0)
-            return rc;
-    if (!o->fonttype)
-        o->fonttype = "Verdana";
-    if (!o->countname)
-        o->countname = "samples";
-    if (!o->nametype)
-        o->nametype = "Function:";
-    if (!o->colors)
-        o->colors = "hot";
-    const char *sm = pyprof_profile_meta_get(p, "stack_metrics");
-    f->differential = pyprof_profile_stack_metrics(p) >= 2 && sm && strcmp(sm, "before,after") == 0;
-    const char *est = pyprof_profile_meta_get(p, "stacks_estimated");
-    f->estimated = est && strcmp(est, "1") == 0;
-    f->title = o->title        ? o->title
-               : o->inverted   ? "Icicle Graph"
-               : o->flamechart ? "Flame Chart"
-                               : "Flame Graph";
-    f->subtitle = o->subtitle && o->subtitle[0] ? o->subtitle : NULL;
-    f->notes = o->notes;
-    if (f->estimated) {
-        /* never present an estimate as a measurement */
-        char buf[1024];
-        uint32_t id;
-        snprintf(buf, sizeof buf, "%s (estimated)", f->title);
-        if ((rc = intern(f, &id, buf, strlen(buf))) < 0)
-            return rc;
-        f->title = str(f, id);
-        if (!f->subtitle)
-            f->subtitle = "Estimated from call-graph ratios: the profile has no sampled stacks";
-        snprintf(buf, sizeof buf,
-                 "%s%sstacks estimated from caller ratios of a call graph "
-                 "(no sampled stacks)",
-                 o->notes ? o->notes : "", o->notes ? "; " : "");
-        if ((rc = intern(f, &id, buf, strlen(buf))) < 0)
-            return rc;
-        f->notes = str(f, id);
-    }
-    return 0;
 }
 
 /* ---- public -------------------------------------------------------------------------------- */
@@ -783,7 +652,7 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
     w.f = f;
     if ((rc = pyprof_profile_new(&f->strs)) < 0)
         goto out;
-    if ((rc = setup(f, p, opts)) < 0)
+    if ((rc = pyprof__flame_setup(f, p, opts)) < 0)
         goto out;
     if (f->o.reverse) {
         if ((rc = pyprof__profile_whole_stacks(p, err, "a reversed flame graph")) < 0 ||
@@ -792,7 +661,7 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
         p = rev;
     }
     w.p = p;
-    if ((rc = intern(f, &w.root_label, "", 0)) < 0)
+    if ((rc = pyprof__flame_intern(f, &w.root_label, "", 0)) < 0)
         goto out;
     w.metric = f->differential ? 1 : 0;
     w.vanished = f->differential && f->o.diff_vanished;
@@ -832,12 +701,12 @@ pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flame_op
         pyprof_flame_frame *fr = &f->frames[i];
         if (fr->depth == UINT32_MAX)
             continue;
-        fr->name = fr->depth == 0 ? "all" : str(f, (uint32_t)fr->x);
+        fr->name = fr->depth == 0 ? "all" : pyprof__flame_str(f, (uint32_t)fr->x);
         f->frames[kept++] = *fr;
     }
     f->nframes = kept;
     qsort(f->frames, f->nframes, sizeof(*f->frames), frame_cmp);
-    geometry(f);
+    pyprof__flame_geometry(f);
     rc = pyprof__flame_colour(f, err);
 out:
     pyprof__free(lab);
@@ -862,54 +731,4 @@ out:
     }
     *out = f;
     return 0;
-}
-
-double
-pyprof_flame_elide_fraction(const pyprof_flame_options *opts)
-{
-    pyprof_flame_options def = PYPROF_FLAME_OPTIONS_INIT;
-    if (!opts)
-        opts = &def;
-    if (opts->reverse || !(opts->minwidth > 0) || !(opts->width > 2 * FLAME_XPAD))
-        return 0;
-    /* the layout's minimum width in samples is minwidth percent of the
-     * total, or minwidth px at (width - 2 * xpad) px for the total */
-    double f = opts->minwidth_percent ? opts->minwidth / 100
-                                      : opts->minwidth / (opts->width - 2 * FLAME_XPAD);
-    return f < INFINITY ? f : 0;
-}
-
-void
-pyprof_flame_free(pyprof_flame *f)
-{
-    if (!f)
-        return;
-    pyprof_profile_free(f->strs);
-    pyprof__free(f->frames);
-    pyprof__free(f);
-}
-
-size_t
-pyprof_flame_frame_count(const pyprof_flame *f)
-{
-    return f->nframes;
-}
-
-const pyprof_flame_frame *
-pyprof_flame_frame_at(const pyprof_flame *f, size_t i)
-{
-    return i < f->nframes ? &f->frames[i] : NULL;
-}
-
-void
-pyprof_flame_size(const pyprof_flame *f, double *width, double *height)
-{
-    *width = f->width;
-    *height = f->height;
-}
-
-double
-pyprof_flame_total(const pyprof_flame *f)
-{
-    return f->total;
 }
