@@ -13,6 +13,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/core/error.c \
 	libpyprof/core/version.c \
 	libpyprof/core/profile.c \
+	libpyprof/core/profile_series.c \
 	libpyprof/core/mem_summary.c \
 	libpyprof/core/merge.c \
 	libpyprof/core/derive.c \
