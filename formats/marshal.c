@@ -10,8 +10,9 @@
  *
  * Structure: an iterative reader.  Open containers wait on an explicit
  * stack (the frames), so a deep input costs heap, bounded by max_depth
- * (2000, as CPython), never C stack; only code objects, read field by field
- * with trial and error, recurse, and their nesting has its own small bound.
+ * (2000, as CPython), never C stack; only code objects (marshal_code.c),
+ * read field by field with trial and error, recurse, and their nesting has
+ * its own small bound.
  * The document is built as it goes: an object is allocated when its type byte
  * is read, which is also when a FLAG_REF slot is numbered (CPython's
  * pre-order numbering), so a back-reference is just the index of an earlier
@@ -25,7 +26,7 @@
  */
 #include "config.h"
 
-#include "marshal.h"
+#include "marshal_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,51 +34,6 @@
 #include "pyprof_int.h"
 
 #define FLAG_REF 0x80
-
-/* A 3.11+ code object has 5 longs, 8 objects, 1 long, 2 objects; the
- * others 4-6 longs, 8 objects, 1 long, 1 object. */
-#define CODE_FIELDS 8
-
-/* Code objects recurse on the C stack (one nested parse per field), so
- * their nesting has its own, small bound.  Real code objects nest as deep
- * as the functions of a module (a handful of levels). */
-#define MAX_CODE_DEPTH 64
-
-/* An open container on the parser's explicit stack. */
-enum frame_kind { FRAME_SEQUENCE, FRAME_DICT, FRAME_CODE };
-typedef struct frame {
-    uint32_t self;  /* the object being filled */
-    uint32_t n;     /* SEQUENCE: children expected */
-    uint32_t k;     /* children read so far (DICT: keys and values) */
-    uint32_t first; /* SEQUENCE: first child slot; DICT: start on the scratch stack */
-    uint8_t kind;   /* enum frame_kind */
-    bool code_ok;   /* children may be code objects (inside a code object) */
-} frame;
-
-typedef struct reader {
-    pyprof__marshal_doc *doc;
-    size_t pos;
-    uint32_t max_depth;
-    bool code_in_keys;
-    uint32_t *refs; /* FLAG_REF slots -> object index */
-    size_t nrefs, refs_cap;
-    uint32_t *interned; /* Python 2 't' strings, for 'R' */
-    size_t ninterned, interned_cap;
-    uint32_t *scratch; /* dict pairs being collected */
-    size_t nscratch, scratch_cap;
-    /* Containers being read, outermost first (code objects among them):
-     * the parser's explicit stack, so that nesting costs heap, not C stack.
-     * Their object indices increase, which makes "is this one still being
-     * read?" a binary search here rather than a look at the object (a cache
-     * miss in a big document). */
-    frame *frames;
-    size_t nframes, frames_cap;
-    uint32_t code_depth; /* code objects open */
-    size_t ncode;        /* code objects seen: until one is, no reference can be one */
-    /* code objects: the layout being tried by the outermost one, which
-     * nested code objects (in its consts) must share */
-    uint8_t trial_layout;
-} reader;
 
 const char *
 pyprof__marshal_kind_name(int kind)
@@ -95,12 +51,9 @@ pyprof__marshal_kind_name(int kind)
     return names[kind];
 }
 
-static int fail(reader *r, int code, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 /* Record the error (the first one wins until a trial parse resets it). */
-static int
-fail(reader *r, int code, size_t pos, const char *fmt, ...)
+int
+pyprof__marshal_fail(reader *r, int code, size_t pos, const char *fmt, ...)
 {
     pyprof__marshal_doc *d = r->doc;
     va_list ap;
@@ -115,34 +68,17 @@ fail(reader *r, int code, size_t pos, const char *fmt, ...)
 static __attribute__((cold, noinline)) int
 oom(reader *r)
 {
-    return fail(r, PYPROF_ENOMEM, r->pos, "out of memory");
+    return pyprof__marshal_fail(r, PYPROF_ENOMEM, r->pos, "out of memory");
 }
 
-static __attribute__((cold, noinline)) int
-truncated(reader *r, const char *what)
+__attribute__((cold, noinline)) int
+pyprof__marshal_truncated(reader *r, const char *what)
 {
-    return fail(r, PYPROF_EFORMAT, r->doc->size, "unexpected end of data in %s", what);
+    return pyprof__marshal_fail(r, PYPROF_EFORMAT, r->doc->size, "unexpected end of data in %s",
+                                what);
 }
 
-static inline size_t
-left(const reader *r)
-{
-    return r->doc->size - r->pos;
-}
-
-/* Little-endian fields.  memcpy is one load on the usual little-endian
- * hosts; others swap. */
-static inline uint32_t
-get_u32(const unsigned char *b)
-{
-    uint32_t u;
-    memcpy(&u, b, sizeof u);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    u = __builtin_bswap32(u);
-#endif
-    return u;
-}
-
+/* Little-endian, as get_u32 (marshal_int.h). */
 static inline uint64_t
 get_u64(const unsigned char *b)
 {
@@ -154,20 +90,6 @@ get_u64(const unsigned char *b)
     return u;
 }
 
-/* A signed 32-bit field, sign-extended as CPython's r_long does. */
-static inline int
-read_i32(reader *r, int32_t *out, const char *what)
-{
-    if (left(r) < 4) {
-        *out = 0; /* defined, for compilers that cannot see that callers stop */
-        return truncated(r, what);
-    }
-    uint32_t u = get_u32(r->doc->buf + r->pos);
-    *out = (int32_t)u; /* two's complement, as every supported compiler does */
-    r->pos += 4;
-    return 0;
-}
-
 /* A size or count: 0 <= n <= 0x7FFFFFFF, and no more than the bytes left
  * (every element or character takes at least one). */
 static int
@@ -175,14 +97,16 @@ read_size(reader *r, uint32_t *out, const char *what)
 {
     size_t at = r->pos;
     int32_t n;
-    int rc = read_i32(r, &n, what);
+    int rc = pyprof__marshal_read_i32(r, &n, what);
     if (rc < 0)
         return rc;
     if (n < 0)
-        return fail(r, PYPROF_EFORMAT, at, "negative size %ld in %s", (long)n, what);
-    if ((size_t)n > left(r))
-        return fail(r, PYPROF_EFORMAT, at, "%s of size %ld, more than the %zu bytes left", what,
-                    (long)n, left(r));
+        return pyprof__marshal_fail(r, PYPROF_EFORMAT, at, "negative size %ld in %s", (long)n,
+                                    what);
+    if ((size_t)n > pyprof__marshal_left(r))
+        return pyprof__marshal_fail(r, PYPROF_EFORMAT, at,
+                                    "%s of size %ld, more than the %zu bytes left", what, (long)n,
+                                    pyprof__marshal_left(r));
     *out = (uint32_t)n;
     return 0;
 }
@@ -204,7 +128,7 @@ grow_objs(reader *r, size_t pos)
 {
     pyprof__marshal_doc *d = r->doc;
     if (d->nobjs >= UINT32_MAX - 1)
-        return fail(r, PYPROF_ELIMIT, pos, "more than 4 billion objects");
+        return pyprof__marshal_fail(r, PYPROF_ELIMIT, pos, "more than 4 billion objects");
     if (PYPROF_GROW(d->objs, d->objs_cap, d->nobjs + 1) < 0)
         return oom(r);
     return 0;
@@ -227,13 +151,14 @@ new_obj(reader *r, uint32_t *out, uint8_t kind, uint8_t code, size_t pos)
 }
 
 /* Reserve n contiguous child slots; returns the index of the first. */
-static inline int
-reserve_kids(reader *r, uint32_t *first, size_t n)
+int
+pyprof__marshal_reserve_kids(reader *r, uint32_t *first, size_t n)
 {
     pyprof__marshal_doc *d = r->doc;
     if (d->nkids + n > d->kids_cap) {
         if (d->nkids + n >= UINT32_MAX)
-            return fail(r, PYPROF_ELIMIT, r->pos, "more than 4 billion container elements");
+            return pyprof__marshal_fail(r, PYPROF_ELIMIT, r->pos,
+                                        "more than 4 billion container elements");
         if (PYPROF_GROW(d->kids, d->kids_cap, d->nkids + n) < 0)
             return oom(r);
     }
@@ -280,8 +205,6 @@ note_string(reader *r, unsigned char code)
                                                                      : PYPROF__MDIALECT_PY3;
 }
 
-static int read_value(reader *r, uint32_t *out, uint32_t depth, bool code_ok);
-
 /* ---- scalars ------------------------------------------------------------- */
 
 /* 'l': |n| base-2^15 digits, least significant first. */
@@ -290,24 +213,27 @@ read_long(reader *r, pyprof__mobj *o)
 {
     size_t at = r->pos;
     int32_t n;
-    int rc = read_i32(r, &n, "a long integer");
+    int rc = pyprof__marshal_read_i32(r, &n, "a long integer");
     if (rc < 0)
         return rc;
     if (n == INT32_MIN)
-        return fail(r, PYPROF_EFORMAT, at, "long integer size out of range");
+        return pyprof__marshal_fail(r, PYPROF_EFORMAT, at, "long integer size out of range");
     uint32_t ndigits = (uint32_t)(n < 0 ? -n : n);
-    if (ndigits > left(r) / 2)
-        return fail(r, PYPROF_EFORMAT, at, "long integer of %lu digits, more than the bytes left",
-                    (unsigned long)ndigits);
+    if (ndigits > pyprof__marshal_left(r) / 2)
+        return pyprof__marshal_fail(r, PYPROF_EFORMAT, at,
+                                    "long integer of %lu digits, more than the bytes left",
+                                    (unsigned long)ndigits);
     const unsigned char *b = r->doc->buf + r->pos;
     uint64_t mag = 0;
     bool big = false;
     for (uint32_t k = 0; k < ndigits; k++) {
         unsigned dig = (unsigned)b[2 * k] | (unsigned)b[2 * k + 1] << 8;
         if (dig > 0x7FFF)
-            return fail(r, PYPROF_EFORMAT, r->pos + 2 * k, "long integer digit out of range");
+            return pyprof__marshal_fail(r, PYPROF_EFORMAT, r->pos + 2 * k,
+                                        "long integer digit out of range");
         if (k == ndigits - 1 && dig == 0)
-            return fail(r, PYPROF_EFORMAT, r->pos + 2 * k, "unnormalized long integer");
+            return pyprof__marshal_fail(r, PYPROF_EFORMAT, r->pos + 2 * k,
+                                        "unnormalized long integer");
         /* digit k is worth 2^(15k): beyond 2^63 the value stops fitting */
         if (dig == 0 || big)
             continue;
@@ -331,19 +257,19 @@ read_long(reader *r, pyprof__mobj *o)
 static int
 read_text_float(reader *r, double *out)
 {
-    if (left(r) < 1)
-        return truncated(r, "a text float");
+    if (pyprof__marshal_left(r) < 1)
+        return pyprof__marshal_truncated(r, "a text float");
     size_t at = r->pos;
     size_t n = r->doc->buf[r->pos++];
-    if (n > left(r))
-        return truncated(r, "a text float");
+    if (n > pyprof__marshal_left(r))
+        return pyprof__marshal_truncated(r, "a text float");
     char text[256];
     memcpy(text, r->doc->buf + r->pos, n);
     text[n] = '\0';
     char *end;
     double v = pyprof__strtod_c(text, &end);
     if (n == 0 || end != text + n)
-        return fail(r, PYPROF_EFORMAT, at, "bad text float");
+        return pyprof__marshal_fail(r, PYPROF_EFORMAT, at, "bad text float");
     r->pos += n;
     *out = v;
     return 0;
@@ -355,11 +281,11 @@ read_string(reader *r, pyprof__mobj *o, unsigned char code)
     uint32_t n;
     int rc;
     if (code == 'z' || code == 'Z') {
-        if (left(r) < 1)
-            return truncated(r, "a string");
+        if (pyprof__marshal_left(r) < 1)
+            return pyprof__marshal_truncated(r, "a string");
         n = r->doc->buf[r->pos++];
-        if (n > left(r))
-            return truncated(r, "a string");
+        if (n > pyprof__marshal_left(r))
+            return pyprof__marshal_truncated(r, "a string");
     } else if ((rc = read_size(r, &n, "a string")) < 0) {
         return rc;
     }
@@ -370,12 +296,6 @@ read_string(reader *r, pyprof__mobj *o, unsigned char code)
 }
 
 /* ---- containers ---------------------------------------------------------- */
-
-static bool
-is_string(const pyprof__mobj *o)
-{
-    return o->kind == PYPROF__M_STR || o->kind == PYPROF__M_BYTES;
-}
 
 static int
 push_frame(reader *r, uint32_t self, uint8_t kind, uint32_t n, uint32_t first, bool code_ok)
@@ -392,7 +312,7 @@ static int
 open_sequence(reader *r, uint32_t self, uint32_t n, bool code_ok, bool *done)
 {
     uint32_t first = 0;
-    int rc = reserve_kids(r, &first, n);
+    int rc = pyprof__marshal_reserve_kids(r, &first, n);
     if (rc < 0)
         return rc;
     r->doc->objs[self].len = n;
@@ -406,8 +326,8 @@ open_sequence(reader *r, uint32_t self, uint32_t n, bool code_ok, bool *done)
 static int
 open_dict(reader *r, uint32_t self, bool code_ok, bool *done)
 {
-    if (left(r) < 1)
-        return truncated(r, "a dict");
+    if (pyprof__marshal_left(r) < 1)
+        return pyprof__marshal_truncated(r, "a dict");
     *done = r->doc->buf[r->pos] == '0';
     if (*done) {
         r->pos++;
@@ -423,7 +343,7 @@ close_dict(reader *r, const frame *f)
     pyprof__marshal_doc *d = r->doc;
     size_t n = r->nscratch - f->first;
     uint32_t first = 0;
-    int rc = reserve_kids(r, &first, n);
+    int rc = pyprof__marshal_reserve_kids(r, &first, n);
     if (rc < 0)
         return rc;
     memcpy(d->kids + first, r->scratch + f->first, n * sizeof(uint32_t));
@@ -446,154 +366,8 @@ child_code_ok(const reader *r, const frame *f)
     const pyprof__marshal_doc *d = r->doc;
     if (d->objs[f->self].kind != PYPROF__M_TUPLE)
         return false;
-    return is_string(&d->objs[d->kids[f->first]]) &&
+    return pyprof__marshal_is_string(&d->objs[d->kids[f->first]]) &&
            d->objs[d->kids[f->first + 1]].kind == PYPROF__M_INT;
-}
-
-/* ---- code objects -------------------------------------------------------- */
-
-/* What each of the 8 object fields must be: B bytes, T tuple, S string. */
-static const char *const code_types[] = {
-    [PYPROF__MCODE_PY27] = "BTTTTTSS",
-    [PYPROF__MCODE_PY30] = "BTTTTTSS",
-    [PYPROF__MCODE_PY38] = "BTTTTTSS",
-    [PYPROF__MCODE_PY311] = "BTTTBSSS",
-};
-static const int code_longs[] = {
-    [PYPROF__MCODE_PY27] = 4,
-    [PYPROF__MCODE_PY30] = 5,
-    [PYPROF__MCODE_PY38] = 6,
-    [PYPROF__MCODE_PY311] = 5,
-};
-
-static bool
-kind_fits(const pyprof__mobj *o, char want)
-{
-    switch (want) {
-    case 'B':
-        return o->kind == PYPROF__M_BYTES;
-    case 'T':
-        return o->kind == PYPROF__M_TUPLE;
-    default:
-        return is_string(o);
-    }
-}
-
-/* One attempt at reading the fields of code object `self` with `layout`. */
-static int
-read_code_fields(reader *r, uint32_t self, int layout, uint32_t depth)
-{
-    pyprof__marshal_doc *d = r->doc;
-    int32_t v;
-    int rc;
-    for (int k = 0; k < code_longs[layout]; k++)
-        if ((rc = read_i32(r, &v, "a code object")) < 0)
-            return rc;
-    uint32_t fields[CODE_FIELDS];
-    for (int k = 0; k < CODE_FIELDS; k++) {
-        size_t at = r->pos;
-        /* nested code objects live in consts (field 1) */
-        if ((rc = read_value(r, &fields[k], depth + 1, k == 1)) < 0)
-            return rc;
-        if (!kind_fits(&d->objs[fields[k]], code_types[layout][k]))
-            return fail(r, PYPROF_EFORMAT, at, "code object field %d is %s", k,
-                        pyprof__marshal_kind_name(d->objs[fields[k]].kind));
-    }
-    int32_t firstlineno;
-    if ((rc = read_i32(r, &firstlineno, "a code object")) < 0)
-        return rc;
-    for (int k = 0; k < (layout == PYPROF__MCODE_PY311 ? 2 : 1); k++) {
-        size_t at = r->pos;
-        uint32_t t;
-        if ((rc = read_value(r, &t, depth + 1, false)) < 0)
-            return rc;
-        if (d->objs[t].kind != PYPROF__M_BYTES)
-            return fail(r, PYPROF_EFORMAT, at, "code object line table is %s",
-                        pyprof__marshal_kind_name(d->objs[t].kind));
-    }
-    /* filename and name: fields 6/7 up to 3.10, 5/6 from 3.11 */
-    int fn = layout == PYPROF__MCODE_PY311 ? 5 : 6;
-    uint32_t first = 0;
-    if ((rc = reserve_kids(r, &first, 2)) < 0)
-        return rc;
-    d->kids[first] = fields[fn];
-    d->kids[first + 1] = fields[fn + 1];
-    pyprof__mobj *o = &d->objs[self];
-    o->u.code.kids = first;
-    o->u.code.line = firstlineno;
-    o->len = 2;
-    o->layout = (uint8_t)layout;
-    return 0;
-}
-
-/*
- * The stream does not say which layout it uses: try them (spec 2.9), and
- * roll everything an attempt built back before the next one.  Only the
- * outermost code object of a file tries several; nested ones, and every
- * later one once a layout has worked, use that layout, so the work stays
- * within a few passes over the input.
- */
-static int
-read_code(reader *r, uint32_t self, uint32_t depth)
-{
-    pyprof__marshal_doc *d = r->doc;
-    int order[4], n = 0;
-    if (r->trial_layout)
-        order[n++] = r->trial_layout;
-    else if (d->code_layout)
-        order[n++] = d->code_layout;
-    else if (d->dialect == PYPROF__MDIALECT_PY2)
-        order[n++] = PYPROF__MCODE_PY27;
-    else {
-        order[n++] = PYPROF__MCODE_PY311;
-        order[n++] = PYPROF__MCODE_PY38;
-        order[n++] = PYPROF__MCODE_PY30;
-    }
-    if (n == 1) {
-        uint8_t saved = r->trial_layout;
-        r->trial_layout = (uint8_t)order[0];
-        int rc = read_code_fields(r, self, order[0], depth);
-        r->trial_layout = saved;
-        if (rc == 0 && !d->code_layout)
-            d->code_layout = (uint8_t)order[0];
-        return rc;
-    }
-
-    size_t pos = r->pos, nobjs = d->nobjs, nkids = d->nkids, nrefs = r->nrefs;
-    size_t ninterned = r->ninterned, nscratch = r->nscratch, nframes = r->nframes;
-    pyprof__mdialect dialect = d->dialect;
-    bool flag_ref_seen = d->flag_ref_seen;
-    /* the error of the attempt that got furthest is the most telling */
-    int best_code = 0;
-    uint64_t best_pos = 0;
-    char best_msg[sizeof(d->err_msg)] = "";
-    for (int t = 0; t < n; t++) {
-        r->trial_layout = (uint8_t)order[t];
-        int rc = read_code_fields(r, self, order[t], depth);
-        r->trial_layout = 0;
-        if (rc == 0) {
-            d->code_layout = (uint8_t)order[t];
-            return 0;
-        }
-        if (rc != PYPROF_EFORMAT)
-            return rc; /* out of memory, or a limit: no point in trying on */
-        if (!best_code || d->err_pos > best_pos) {
-            best_code = rc;
-            best_pos = d->err_pos;
-            memcpy(best_msg, d->err_msg, sizeof best_msg);
-        }
-        r->pos = pos;
-        d->nobjs = nobjs;
-        d->nkids = nkids;
-        r->nrefs = nrefs;
-        r->ninterned = ninterned;
-        r->nscratch = nscratch;
-        r->nframes = nframes;
-        d->dialect = dialect;
-        d->flag_ref_seen = flag_ref_seen;
-    }
-    return fail(r, PYPROF_EFORMAT, best_pos, "code object at offset %llu fits no known layout (%s)",
-                (unsigned long long)d->objs[self].pos, best_msg);
 }
 
 /* ---- the parser ------------------------------------------------------------ */
@@ -611,11 +385,12 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
     size_t at = r->pos;
     int rc;
     if (depth > r->max_depth)
-        return fail(r, PYPROF_ELIMIT, at,
-                    "objects nested deeper than %lu levels (raise the limit with --max-depth)",
-                    (unsigned long)r->max_depth);
-    if (left(r) < 1)
-        return truncated(r, "an object");
+        return pyprof__marshal_fail(
+            r, PYPROF_ELIMIT, at,
+            "objects nested deeper than %lu levels (raise the limit with --max-depth)",
+            (unsigned long)r->max_depth);
+    if (pyprof__marshal_left(r) < 1)
+        return pyprof__marshal_truncated(r, "an object");
     *done = true;
     unsigned char byte = d->buf[r->pos++];
     unsigned char code = byte & 0x7F;
@@ -624,22 +399,26 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
     /* codes that produce no new object */
     switch (code) {
     case '0':
-        return fail(r, PYPROF_EFORMAT, at, "NULL object where a value was expected");
+        return pyprof__marshal_fail(r, PYPROF_EFORMAT, at,
+                                    "NULL object where a value was expected");
     case 'r': {
         size_t rat = r->pos;
         int32_t idx;
         if (flag)
-            return fail(r, PYPROF_EFORMAT, at, "FLAG_REF on a back-reference");
-        if ((rc = read_i32(r, &idx, "a back-reference")) < 0)
+            return pyprof__marshal_fail(r, PYPROF_EFORMAT, at, "FLAG_REF on a back-reference");
+        if ((rc = pyprof__marshal_read_i32(r, &idx, "a back-reference")) < 0)
             return rc;
         if (idx < 0 || (size_t)idx >= r->nrefs)
-            return fail(r, PYPROF_EFORMAT, rat, "back-reference %ld out of range (%zu objects)",
-                        (long)idx, r->nrefs);
+            return pyprof__marshal_fail(r, PYPROF_EFORMAT, rat,
+                                        "back-reference %ld out of range (%zu objects)", (long)idx,
+                                        r->nrefs);
         uint32_t o = r->refs[idx];
         if (being_read(r, o))
-            return fail(r, PYPROF_EFORMAT, rat, "back-reference to a container still being read");
+            return pyprof__marshal_fail(r, PYPROF_EFORMAT, rat,
+                                        "back-reference to a container still being read");
         if (r->ncode && d->objs[o].kind == PYPROF__M_CODE && !code_ok)
-            return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
+            return pyprof__marshal_fail(r, PYPROF_EFORMAT, at,
+                                        "code object outside the name slot of a key");
         *out = o;
         return 0;
     }
@@ -647,14 +426,15 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
         size_t rat = r->pos;
         int32_t idx;
         if (d->dialect == PYPROF__MDIALECT_PY3)
-            return fail(r, PYPROF_EFORMAT, at,
-                        "Python 2 interned-string reference 'R' in a Python 3 stream");
-        if ((rc = read_i32(r, &idx, "an interned-string reference")) < 0)
+            return pyprof__marshal_fail(
+                r, PYPROF_EFORMAT, at,
+                "Python 2 interned-string reference 'R' in a Python 3 stream");
+        if ((rc = pyprof__marshal_read_i32(r, &idx, "an interned-string reference")) < 0)
             return rc;
         if (idx < 0 || (size_t)idx >= r->ninterned)
-            return fail(r, PYPROF_EFORMAT, rat,
-                        "interned-string reference %ld out of range (%zu strings)", (long)idx,
-                        r->ninterned);
+            return pyprof__marshal_fail(r, PYPROF_EFORMAT, rat,
+                                        "interned-string reference %ld out of range (%zu strings)",
+                                        (long)idx, r->ninterned);
         *out = r->interned[idx];
         return 0;
     }
@@ -689,15 +469,15 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
         return 0;
     case 'i': {
         int32_t v;
-        if ((rc = read_i32(r, &v, "an int")) < 0)
+        if ((rc = pyprof__marshal_read_i32(r, &v, "an int")) < 0)
             return rc;
         o->kind = PYPROF__M_INT;
         o->u.i = v;
         return 0;
     }
     case 'I': {
-        if (left(r) < 8)
-            return truncated(r, "a 64-bit int");
+        if (pyprof__marshal_left(r) < 8)
+            return pyprof__marshal_truncated(r, "a 64-bit int");
         const unsigned char *b = d->buf + r->pos;
         uint64_t u = get_u64(b);
         o->kind = PYPROF__M_INT;
@@ -709,8 +489,8 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
         o->kind = PYPROF__M_INT;
         return read_long(r, o);
     case 'g':
-        if (left(r) < 8)
-            return truncated(r, "a binary float");
+        if (pyprof__marshal_left(r) < 8)
+            return pyprof__marshal_truncated(r, "a binary float");
         o->kind = PYPROF__M_FLOAT;
         o->u.d = get_f64(d->buf + r->pos);
         r->pos += 8;
@@ -719,8 +499,8 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
         o->kind = PYPROF__M_FLOAT;
         return read_text_float(r, &o->u.d);
     case 'y':
-        if (left(r) < 16)
-            return truncated(r, "a binary complex");
+        if (pyprof__marshal_left(r) < 16)
+            return pyprof__marshal_truncated(r, "a binary complex");
         o->kind = PYPROF__M_COMPLEX;
         r->pos += 16;
         return 0;
@@ -759,11 +539,11 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
                   : code == '>' ? PYPROF__M_FROZENSET
                                 : PYPROF__M_TUPLE;
         if (code == ')') {
-            if (left(r) < 1)
-                return truncated(r, "a tuple");
+            if (pyprof__marshal_left(r) < 1)
+                return pyprof__marshal_truncated(r, "a tuple");
             n = d->buf[r->pos++];
-            if (n > left(r))
-                return truncated(r, "a tuple");
+            if (n > pyprof__marshal_left(r))
+                return pyprof__marshal_truncated(r, "a tuple");
         } else if ((rc = read_size(r, &n, "a container")) < 0) {
             return rc;
         }
@@ -776,10 +556,11 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
         return open_sequence(r, self, 3, code_ok, done);
     case 'c':
         if (!code_ok)
-            return fail(r, PYPROF_EFORMAT, at, "code object outside the name slot of a key");
+            return pyprof__marshal_fail(r, PYPROF_EFORMAT, at,
+                                        "code object outside the name slot of a key");
         if (r->code_depth >= MAX_CODE_DEPTH)
-            return fail(r, PYPROF_ELIMIT, at, "code objects nested deeper than %d levels",
-                        MAX_CODE_DEPTH);
+            return pyprof__marshal_fail(
+                r, PYPROF_ELIMIT, at, "code objects nested deeper than %d levels", MAX_CODE_DEPTH);
         o->kind = PYPROF__M_CODE;
         r->ncode++;
         /* a frame only so that references see it is open; the fields are
@@ -787,14 +568,14 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
         if ((rc = push_frame(r, self, FRAME_CODE, 0, 0, true)) < 0)
             return rc;
         r->code_depth++;
-        rc = read_code(r, self, depth);
+        rc = pyprof__marshal_read_code(r, self, depth);
         r->code_depth--;
         if (rc < 0)
             return rc;
         r->nframes--;
         return 0;
     default:
-        return fail(r, PYPROF_EFORMAT, at, "unknown type code 0x%02x", byte);
+        return pyprof__marshal_fail(r, PYPROF_EFORMAT, at, "unknown type code 0x%02x", byte);
     }
 }
 
@@ -804,8 +585,8 @@ open_object(reader *r, uint32_t *out, bool *done, uint32_t depth, bool code_ok)
  * and full containers close in turn.  Frames below the entry level belong
  * to callers (a code object's fields are read by nested calls).
  */
-static int
-read_value(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
+int
+pyprof__marshal_read_value(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
 {
     pyprof__marshal_doc *d = r->doc;
     size_t base = r->nframes;
@@ -832,12 +613,13 @@ read_value(reader *r, uint32_t *out, uint32_t depth, bool code_ok)
                 if ((rc = push_u32(r, &r->scratch, &r->nscratch, &r->scratch_cap, obj)) < 0)
                     return rc;
                 bool was_key = (f->k++ & 1) == 0;
-                if (left(r) < 1)
-                    return truncated(r, "a dict");
+                if (pyprof__marshal_left(r) < 1)
+                    return pyprof__marshal_truncated(r, "a dict");
                 if (d->buf[r->pos] != '0')
                     done = false; /* a value, or the next key, follows */
                 else if (was_key)
-                    return fail(r, PYPROF_EFORMAT, r->pos, "dict key without a value");
+                    return pyprof__marshal_fail(r, PYPROF_EFORMAT, r->pos,
+                                                "dict key without a value");
                 else if ((rc = close_dict(r, f)) < 0)
                     return rc;
                 else
@@ -860,7 +642,7 @@ pyprof__marshal_load(pyprof__marshal_doc *doc, const unsigned char *buf, size_t 
     doc->size = size;
     reader r = {.doc = doc};
     if (size >= PYPROF__MARSHAL_MAX_SIZE)
-        return fail(&r, PYPROF_ELIMIT, 0, "marshal data of 4 GiB or more");
+        return pyprof__marshal_fail(&r, PYPROF_ELIMIT, 0, "marshal data of 4 GiB or more");
     r.max_depth = opts && opts->max_depth ? opts->max_depth : PYPROF__DEFAULT_MAX_DEPTH;
     r.code_in_keys = opts ? opts->code_in_keys : false;
     /* Size hints that make regrowth rare: pstats files average ~10 bytes
@@ -868,11 +650,11 @@ pyprof__marshal_load(pyprof__marshal_doc *doc, const unsigned char *buf, size_t 
      * written are never made resident, so erring large costs little. */
     if (PYPROF_GROW(doc->objs, doc->objs_cap, size / 8 + 16) < 0 ||
         PYPROF_GROW(doc->kids, doc->kids_cap, size / 4 + 16) < 0) {
-        fail(&r, PYPROF_ENOMEM, 0, "out of memory");
+        pyprof__marshal_fail(&r, PYPROF_ENOMEM, 0, "out of memory");
         return PYPROF_ENOMEM;
     }
     uint32_t top;
-    int rc = read_value(&r, &top, 0, false);
+    int rc = pyprof__marshal_read_value(&r, &top, 0, false);
     pyprof__free(r.refs);
     pyprof__free(r.interned);
     pyprof__free(r.scratch);

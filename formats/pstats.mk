@@ -1,6 +1,6 @@
 # formats/pstats.mk - the pstats reader (marshal + pstats dialects) and its tests.
 libpyprof_libpyprof_la_SOURCES += formats/pstats.c formats/pstats_scan.c formats/pstats_scan.h \
-	formats/marshal.c formats/marshal.h
+	formats/marshal.c formats/marshal_code.c formats/marshal.h formats/marshal_int.h
 
 check_PROGRAMS += tests/t_marshal tests/t_pstats tests/t_pstats_scan
 TESTS += tests/t_marshal tests/t_pstats tests/t_pstats_scan
