@@ -3,6 +3,7 @@
 libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/stats_int.h \
 	libpyprof/render/stats.c \
+	libpyprof/render/stats_sort.c \
 	libpyprof/render/stats_strip.c \
 	libpyprof/render/stats_print.c \
 	libpyprof/render/stats_export.c
