@@ -138,12 +138,14 @@ int pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_
 
 #define PYPROF__PATH_ROOT_HASH 0x6a09e667f3bcc909ull /* any constant: the parent hash of roots */
 
+/* The path hash of the child for `func` of a node whose path hashes to parent_hash. */
 static inline uint64_t
 pyprof__path_hash(uint64_t parent_hash, pyprof_id func)
 {
     return pyprof__hash_mix(parent_hash, func);
 }
 
+/* The bits of a path hash a table slot keeps (its home slot comes from them). */
 static inline uint32_t
 pyprof__path_tag(uint64_t h)
 {
