@@ -18,6 +18,7 @@
 #include <pyprof/pyprof.h>
 
 #include "collapsed.h"
+#include "profile_diff.h"
 #include "tap.h"
 
 #define TMP "t_collapsed_split.tmp"
@@ -61,54 +62,6 @@ load(bool split, uint64_t max_bytes)
     return r;
 }
 
-/* Empty when p and q are the same profile, else what differs first. */
-static const char *
-difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t size)
-{
-    if (pyprof_profile_caps(p) != pyprof_profile_caps(q))
-        return "caps";
-    if (pyprof_profile_func_count(p) != pyprof_profile_func_count(q))
-        return "function count";
-    for (size_t i = 0; i < pyprof_profile_func_count(p); i++) {
-        const pyprof_func *a = pyprof_profile_func(p, (pyprof_id)i);
-        const pyprof_func *b = pyprof_profile_func(q, (pyprof_id)i);
-        if (a->file != b->file || a->name != b->name || a->line != b->line ||
-            a->flags != b->flags ||
-            strcmp(pyprof_profile_string(p, a->name), pyprof_profile_string(q, b->name)) ||
-            strcmp(pyprof_profile_string(p, a->file), pyprof_profile_string(q, b->file))) {
-            snprintf(buf, size, "function %zu", i);
-            return buf;
-        }
-    }
-    size_t n, m;
-    const pyprof_stack_node *a = pyprof_profile_stack_nodes(p, &n);
-    const pyprof_stack_node *b = pyprof_profile_stack_nodes(q, &m);
-    if (n != m) {
-        snprintf(buf, size, "node count %zu vs %zu", n, m);
-        return buf;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (a[i].parent != b[i].parent || a[i].func != b[i].func ||
-            !tap_same_bits(a[i].self[0], b[i].self[0]) || !tap_same_bits(a[i].self[1], b[i].self[1])) {
-            snprintf(buf, size, "node %zu", i);
-            return buf;
-        }
-    if (pyprof_profile_stack_metrics(p) != pyprof_profile_stack_metrics(q))
-        return "stack metrics";
-    if (pyprof_profile_meta_count(p) != pyprof_profile_meta_count(q))
-        return "metadata count";
-    for (size_t i = 0; i < pyprof_profile_meta_count(p); i++) {
-        const char *k1, *v1, *k2, *v2;
-        pyprof_profile_meta_at(p, i, &k1, &v1);
-        pyprof_profile_meta_at(q, i, &k2, &v2);
-        if (strcmp(k1, k2) || strcmp(v1, v2)) {
-            snprintf(buf, size, "metadata %s=%s vs %s=%s", k1, v1, k2, v2);
-            return buf;
-        }
-    }
-    return "";
-}
-
 /* Read TMP in one pass and split; both must agree.  `merge`: 1 = the
  * halves must have been merged, 0 = must not, -1 = either. */
 static void
@@ -128,7 +81,7 @@ check(const char *name, int merge, uint64_t max_bytes)
             d = buf;
         }
     } else {
-        d = difference(one.p, two.p, buf, sizeof buf);
+        d = profile_difference(one.p, two.p, buf, sizeof buf);
     }
     if (!TAP_OK(!*d, "%s: split read = one pass", name))
         tap_diag("differs: %s", d);

@@ -37,7 +37,7 @@ tests_t_collapsed_LDFLAGS = -static
 tests_t_collapsed_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
 check_PROGRAMS += tests/t_collapsed_split
 TESTS += tests/t_collapsed_split
-tests_t_collapsed_split_SOURCES = tests/t_collapsed_split.c tests/tap.h
+tests_t_collapsed_split_SOURCES = tests/t_collapsed_split.c tests/tap.h tests/profile_diff.h
 tests_t_collapsed_split_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
 # -static: the split threshold is a semi-private test hook
 tests_t_collapsed_split_LDFLAGS = -static

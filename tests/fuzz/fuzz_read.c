@@ -4,6 +4,9 @@
  * small limits so that a slow or greedy input is found quickly.
  *
  * One binary per format is built from this file (see tests/fuzz/local.mk).
+ * The collapsed one (FUZZ_LAZY) also checks that a lazy read draws the
+ * flame graph the whole tree draws, and that a file read in two halves on
+ * two threads gives what one pass gives.
  * The same code runs under tests/fuzz/driver.c in plain `make check`, so a
  * saved crash input stays fixed.
  */
@@ -20,7 +23,11 @@
 #endif
 
 #if defined(FUZZ_LAZY)
-#include "collapsed.h" /* pyprof__collapsed_tail_text */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../profile_diff.h"
+#include "collapsed.h" /* pyprof__collapsed_tail_text, pyprof__collapsed_split_min */
 
 /* True if every stack weight of p is an integer, so that sums do not
  * depend on the order of the additions (node ids differ between an eager
@@ -35,6 +42,26 @@ integer_weights(const pyprof_profile *p)
             if (s[i].self[m] != floor(s[i].self[m]) || fabs(s[i].self[m]) > 1e12)
                 return 0;
     return 1;
+}
+
+/* p and q must give the same flame graph with options fo: the same frames,
+ * names, depths, extents and pixels (or the same failure). */
+static void
+same_flame(pyprof_profile *p, pyprof_profile *q, const pyprof_flame_options *fo)
+{
+    pyprof_flame *a = NULL, *b = NULL;
+    pyprof_error e1 = PYPROF_ERROR_INIT, e2 = PYPROF_ERROR_INIT;
+    int r1 = pyprof_flame_layout(&a, p, fo, &e1), r2 = pyprof_flame_layout(&b, q, fo, &e2);
+    if (r1 != r2 || (r1 == 0 && pyprof_flame_frame_count(a) != pyprof_flame_frame_count(b)))
+        __builtin_trap();
+    for (size_t i = 0; r1 == 0 && i < pyprof_flame_frame_count(a); i++) {
+        const pyprof_flame_frame *x = pyprof_flame_frame_at(a, i), *y = pyprof_flame_frame_at(b, i);
+        if (strcmp(x->name, y->name) || x->depth != y->depth || x->start != y->start ||
+            x->end != y->end || x->x != y->x || x->w != y->w)
+            __builtin_trap();
+    }
+    pyprof_flame_free(a);
+    pyprof_flame_free(b);
 }
 
 /* A lazy read (stack_elide_below) must draw the flame graph the whole tree
@@ -64,21 +91,77 @@ check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
     pyprof__collapsed_tail_text(keep[0][0], keep[0][1]);
     if (rc < 0)
         __builtin_trap(); /* the whole read worked */
-    pyprof_flame *a = NULL, *b = NULL;
-    pyprof_error e1 = PYPROF_ERROR_INIT, e2 = PYPROF_ERROR_INIT;
-    int r1 = pyprof_flame_layout(&a, whole, &fo, &e1), r2 = pyprof_flame_layout(&b, lazy, &fo, &e2);
-    if (r1 != r2 || (r1 == 0 && pyprof_flame_frame_count(a) != pyprof_flame_frame_count(b)))
-        __builtin_trap();
-    for (size_t i = 0; r1 == 0 && i < pyprof_flame_frame_count(a); i++) {
-        const pyprof_flame_frame *x = pyprof_flame_frame_at(a, i), *y = pyprof_flame_frame_at(b, i);
-        if (strcmp(x->name, y->name) || x->depth != y->depth || x->start != y->start ||
-            x->end != y->end || x->x != y->x || x->w != y->w)
-            __builtin_trap();
-    }
-    pyprof_flame_free(a);
-    pyprof_flame_free(b);
+    same_flame(whole, lazy, &fo);
     pyprof_profile_free(lazy);
     pyprof_input_close(in);
+}
+
+/* The input as a file, for the two-thread read (which needs one): written
+ * again for every input, removed at exit. */
+static char split_path[64];
+static int split_fd = -1;
+
+static void
+remove_split_file(void)
+{
+    unlink(split_path);
+}
+
+static const char *
+split_file(const unsigned char *data, size_t size)
+{
+    if (split_fd < 0) {
+        snprintf(split_path, sizeof split_path, "/tmp/pyprof-fuzz-split-XXXXXX");
+        if ((split_fd = mkstemp(split_path)) < 0)
+            return NULL;
+        atexit(remove_split_file);
+    }
+    if (ftruncate(split_fd, 0) < 0 || pwrite(split_fd, data, size, 0) != (ssize_t)size)
+        return NULL;
+    return split_path;
+}
+
+static int
+load_file(pyprof_profile **out, const char *path, const pyprof_read_options *opts, bool halves,
+          pyprof_error *err)
+{
+    uint64_t old = pyprof__collapsed_split_min(halves ? 1 : UINT64_MAX);
+    int rc = pyprof_profile_load(out, path, opts, err);
+    pyprof__collapsed_split_min(old);
+    return rc;
+}
+
+/* Two halves read on two threads and merged must give what one pass gives:
+ * the same profile, or the same error at the same line; read lazily, the
+ * same flame graph (pyprof_read_options.threads: the ids of a lazy read,
+ * and where it cuts stacks, may differ). */
+static void
+check_halves(const unsigned char *data, size_t size, const pyprof_read_options *base)
+{
+    const char *path = split_file(data, size);
+    if (!path)
+        return;
+    pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
+    fo.minwidth = size > 2 ? (data[2] % 32) / 4.0 : 0.1;
+    for (int lazy = 0; lazy < 2; lazy++) {
+        pyprof_read_options opts = *base;
+        opts.stack_elide_below = lazy ? pyprof_flame_elide_fraction(&fo) : 0;
+        if (lazy && !(opts.stack_elide_below > 0))
+            continue;
+        pyprof_profile *one = NULL, *two = NULL;
+        pyprof_error e1 = PYPROF_ERROR_INIT, e2 = PYPROF_ERROR_INIT;
+        int r1 = load_file(&one, path, &opts, false, &e1);
+        int r2 = load_file(&two, path, &opts, true, &e2);
+        char buf[256];
+        if (r1 != r2 || (r1 < 0 && (strcmp(e1.message, e2.message) || e1.line != e2.line)))
+            __builtin_trap();
+        if (r1 == 0 && !lazy && profile_difference(one, two, buf, sizeof buf)[0])
+            __builtin_trap();
+        if (r1 == 0 && lazy)
+            same_flame(one, two, &fo);
+        pyprof_profile_free(one);
+        pyprof_profile_free(two);
+    }
 }
 #endif
 
@@ -109,5 +192,8 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     }
     pyprof_profile_free(p);
     pyprof_input_close(in);
+#if defined(FUZZ_LAZY)
+    check_halves(data, size, &opts);
+#endif
     return 0;
 }

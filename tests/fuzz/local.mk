@@ -32,7 +32,7 @@ tests_fuzz_fuzz_memreport_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_memreport_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"memreport"'
 tests_fuzz_fuzz_memreport_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_memreport_LDADD = $(TEST_LIBS)
-tests_fuzz_fuzz_collapsed_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_collapsed_SOURCES = tests/fuzz/fuzz_read.c tests/profile_diff.h $(FUZZ_DRIVER)
 # (linked statically for the reader's test hook, pyprof__collapsed_tail_text)
 tests_fuzz_fuzz_collapsed_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"collapsed"' -DFUZZ_LAZY \
 	-I$(top_srcdir)/formats

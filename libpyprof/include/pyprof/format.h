@@ -32,7 +32,10 @@ typedef struct pyprof_read_options {
     uint32_t max_ratio;
     /** Since version 2: threads a reader may use: 0 = as many as help
      *  (today: two for a big plain collapsed file, if it may run on two CPUs),
-     *  1 = only the caller's.  The profile read is the same either way. */
+     *  1 = only the caller's.  The profile read is the same either way;
+     *  with stack_elide_below, the flame graph drawn from it is the same,
+     *  but its functions and stack nodes may be numbered in another order
+     *  and its stacks cut at other frames. */
     unsigned threads;
     /** Since version 3: 0 = read every frame (the default).  A fraction in
      *  (0, 1): a reader may cut short a stack whose weight is below this
