@@ -19,6 +19,7 @@
 #include <pyprof/pyprof.h>
 
 #include "mprofile.h"
+#include "profile_diff.h"
 #include "tap.h"
 
 #define TMP "t_mprofile_split.tmp"
@@ -42,49 +43,6 @@ load(bool split)
     r.merged = pyprof__mprofile_merges() != merges;
     pyprof__mprofile_split_min(old);
     return r;
-}
-
-/* Empty when p and q are the same memory timeline, else what differs. */
-static const char *
-difference(const pyprof_profile *p, const pyprof_profile *q, char *buf, size_t size)
-{
-    if (pyprof_profile_caps(p) != pyprof_profile_caps(q))
-        return "caps";
-    size_t n = pyprof_profile_mem_sample_count(p);
-    if (n != pyprof_profile_mem_sample_count(q)) {
-        snprintf(buf, size, "sample count %zu vs %zu", n, pyprof_profile_mem_sample_count(q));
-        return buf;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const pyprof_mem_sample *a = pyprof_profile_mem_sample(p, i);
-        const pyprof_mem_sample *b = pyprof_profile_mem_sample(q, i);
-        if (a->series != b->series || !tap_same_bits(a->t, b->t) || !tap_same_bits(a->mib, b->mib)) {
-            snprintf(buf, size, "sample %zu", i);
-            return buf;
-        }
-    }
-    if (pyprof_profile_mem_series_count(p) != pyprof_profile_mem_series_count(q))
-        return "series count";
-    for (pyprof_id s = 0; s < pyprof_profile_mem_series_count(p); s++) {
-        const pyprof_mem_series *a = pyprof_profile_mem_series(p, s);
-        const pyprof_mem_series *b = pyprof_profile_mem_series(q, s);
-        if (a->child != b->child || a->source != b->source ||
-            strcmp(pyprof_profile_string(p, a->label), pyprof_profile_string(q, b->label)))
-            return "a series";
-    }
-    if (pyprof_profile_mem_bracket_count(p) != pyprof_profile_mem_bracket_count(q))
-        return "bracket count";
-    for (size_t i = 0; i < pyprof_profile_mem_bracket_count(p); i++) {
-        const pyprof_mem_bracket *a = pyprof_profile_mem_bracket(p, i);
-        const pyprof_mem_bracket *b = pyprof_profile_mem_bracket(q, i);
-        if (a->level != b->level || !tap_same_bits(a->t0, b->t0) || !tap_same_bits(a->t1, b->t1) ||
-            !tap_same_bits(a->m0, b->m0) || !tap_same_bits(a->m1, b->m1) ||
-            strcmp(pyprof_profile_string(p, a->name), pyprof_profile_string(q, b->name)))
-            return "a bracket";
-    }
-    if (pyprof_profile_meta_count(p) != pyprof_profile_meta_count(q))
-        return "metadata count";
-    return "";
 }
 
 /* Empty when the summary the reader left for the plot (if any) is what
@@ -144,7 +102,7 @@ check(const char *name, int merge)
             d = buf;
         }
     } else {
-        d = difference(one.p, two.p, buf, sizeof buf);
+        d = profile_difference(one.p, two.p, buf, sizeof buf);
     }
     if (!TAP_OK(!*d, "%s: split read = one pass", name))
         tap_diag("differs: %s", d);

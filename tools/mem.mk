@@ -29,7 +29,7 @@ tests_t_mprofile_LDADD = $(TEST_LIBS)
 
 check_PROGRAMS += tests/t_mprofile_split
 TESTS += tests/t_mprofile_split
-tests_t_mprofile_split_SOURCES = tests/t_mprofile_split.c tests/tap.h
+tests_t_mprofile_split_SOURCES = tests/t_mprofile_split.c tests/tap.h tests/profile_diff.h
 tests_t_mprofile_split_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats
 # -static: the split threshold is a semi-private test hook
 tests_t_mprofile_split_LDFLAGS = -static

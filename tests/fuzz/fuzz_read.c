@@ -5,8 +5,9 @@
  *
  * One binary per format is built from this file (see tests/fuzz/local.mk).
  * The collapsed one (FUZZ_LAZY) also checks that a lazy read draws the
- * flame graph the whole tree draws, and that a file read in two halves on
- * two threads gives what one pass gives.
+ * flame graph the whole tree draws; the readers that split big files
+ * (FUZZ_SPLIT: the hook that sets their threshold) check that a file read
+ * in two halves on two threads gives what one pass gives.
  * The same code runs under tests/fuzz/driver.c in plain `make check`, so a
  * saved crash input stays fixed.
  */
@@ -22,11 +23,15 @@
 #error "define FUZZ_FORMAT"
 #endif
 
-#if defined(FUZZ_LAZY)
+#if defined(FUZZ_SPLIT)
 #include <stdlib.h>
 #include <unistd.h>
 
+#include FUZZ_SPLIT_H /* declares FUZZ_SPLIT */
 #include "../profile_diff.h"
+#endif
+
+#if defined(FUZZ_LAZY)
 #include "collapsed.h" /* pyprof__collapsed_tail_text, pyprof__collapsed_split_min */
 
 /* True if every stack weight of p is an integer, so that sums do not
@@ -96,6 +101,9 @@ check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
     pyprof_input_close(in);
 }
 
+#endif
+
+#if defined(FUZZ_SPLIT)
 /* The input as a file, for the two-thread read (which needs one): written
  * again for every input, removed at exit. */
 static char split_path[64];
@@ -125,9 +133,9 @@ static int
 load_file(pyprof_profile **out, const char *path, const pyprof_read_options *opts, bool halves,
           pyprof_error *err)
 {
-    uint64_t old = pyprof__collapsed_split_min(halves ? 1 : UINT64_MAX);
+    uint64_t old = FUZZ_SPLIT(halves ? 1 : UINT64_MAX);
     int rc = pyprof_profile_load(out, path, opts, err);
-    pyprof__collapsed_split_min(old);
+    FUZZ_SPLIT(old);
     return rc;
 }
 
@@ -143,7 +151,12 @@ check_halves(const unsigned char *data, size_t size, const pyprof_read_options *
         return;
     pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
     fo.minwidth = size > 2 ? (data[2] % 32) / 4.0 : 0.1;
-    for (int lazy = 0; lazy < 2; lazy++) {
+#if defined(FUZZ_LAZY)
+    const int ways = 2;
+#else
+    const int ways = 1;
+#endif
+    for (int lazy = 0; lazy < ways; lazy++) {
         pyprof_read_options opts = *base;
         opts.stack_elide_below = lazy ? pyprof_flame_elide_fraction(&fo) : 0;
         if (lazy && !(opts.stack_elide_below > 0))
@@ -157,8 +170,10 @@ check_halves(const unsigned char *data, size_t size, const pyprof_read_options *
             __builtin_trap();
         if (r1 == 0 && !lazy && profile_difference(one, two, buf, sizeof buf)[0])
             __builtin_trap();
+#if defined(FUZZ_LAZY)
         if (r1 == 0 && lazy)
             same_flame(one, two, &fo);
+#endif
         pyprof_profile_free(one);
         pyprof_profile_free(two);
     }
@@ -192,7 +207,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     }
     pyprof_profile_free(p);
     pyprof_input_close(in);
-#if defined(FUZZ_LAZY)
+#if defined(FUZZ_SPLIT)
     check_halves(data, size, &opts);
 #endif
     return 0;

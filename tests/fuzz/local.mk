@@ -24,18 +24,20 @@ tests_fuzz_fuzz_lprof_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_lprof_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"lprof"'
 tests_fuzz_fuzz_lprof_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_lprof_LDADD = $(TEST_LIBS)
-tests_fuzz_fuzz_mprofile_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
-tests_fuzz_fuzz_mprofile_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"mprofile"'
-tests_fuzz_fuzz_mprofile_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_mprofile_SOURCES = tests/fuzz/fuzz_read.c tests/profile_diff.h $(FUZZ_DRIVER)
+# (linked statically for the reader's test hook, pyprof__mprofile_split_min)
+tests_fuzz_fuzz_mprofile_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"mprofile"' \
+	-DFUZZ_SPLIT=pyprof__mprofile_split_min -DFUZZ_SPLIT_H='"mprofile.h"' -I$(top_srcdir)/formats
+tests_fuzz_fuzz_mprofile_LDFLAGS = $(FUZZ_LINK) -static
 tests_fuzz_fuzz_mprofile_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_memreport_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_memreport_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"memreport"'
 tests_fuzz_fuzz_memreport_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_memreport_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_collapsed_SOURCES = tests/fuzz/fuzz_read.c tests/profile_diff.h $(FUZZ_DRIVER)
-# (linked statically for the reader's test hook, pyprof__collapsed_tail_text)
+# (linked statically for the reader's test hooks, pyprof__collapsed_tail_text and _split_min)
 tests_fuzz_fuzz_collapsed_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_FORMAT='"collapsed"' -DFUZZ_LAZY \
-	-I$(top_srcdir)/formats
+	-DFUZZ_SPLIT=pyprof__collapsed_split_min -DFUZZ_SPLIT_H='"collapsed.h"' -I$(top_srcdir)/formats
 tests_fuzz_fuzz_collapsed_LDFLAGS = $(FUZZ_LINK) -static
 tests_fuzz_fuzz_collapsed_LDADD = $(TEST_LIBS)
 tests_fuzz_fuzz_probe_SOURCES = tests/fuzz/fuzz_read.c $(FUZZ_DRIVER)
