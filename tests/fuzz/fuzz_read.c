@@ -140,7 +140,7 @@ load_file(pyprof_profile **out, const char *path, const pyprof_read_options *opt
 }
 
 /* Two halves read on two threads and merged must give what one pass gives:
- * the same profile, or the same error at the same line; read lazily, the
+ * the same profile, or the same error at the same place; read lazily, the
  * same flame graph (pyprof_read_options.threads: the ids of a lazy read,
  * and where it cuts stacks, may differ). */
 static void
@@ -166,7 +166,8 @@ check_halves(const unsigned char *data, size_t size, const pyprof_read_options *
         int r1 = load_file(&one, path, &opts, false, &e1);
         int r2 = load_file(&two, path, &opts, true, &e2);
         char buf[256];
-        if (r1 != r2 || (r1 < 0 && (strcmp(e1.message, e2.message) || e1.line != e2.line)))
+        if (r1 != r2 || (r1 < 0 && (strcmp(e1.message, e2.message) || e1.line != e2.line ||
+                                    e1.offset != e2.offset)))
             __builtin_trap();
         if (r1 == 0 && !lazy && profile_difference(one, two, buf, sizeof buf)[0])
             __builtin_trap();
