@@ -134,7 +134,7 @@ cmp_i64(int64_t l, int64_t r)
 }
 
 static int
-cmp_field(struct sort_ctx *c, int field, pyprof_id a, pyprof_id b)
+cmp_field(const struct sort_ctx *c, int field, pyprof_id a, pyprof_id b)
 {
     const pyprof_profile *p = c->st->p;
     const pyprof_func *fa = pyprof_profile_func(p, a), *fb = pyprof_profile_func(p, b);
@@ -166,8 +166,9 @@ cmp_field(struct sort_ctx *c, int field, pyprof_id a, pyprof_id b)
 }
 
 static int
-cmp_rows(struct sort_ctx *c, pyprof_id a, pyprof_id b)
+cmp_rows(const void *ctx, pyprof_id a, pyprof_id b)
 {
+    const struct sort_ctx *c = ctx;
     size_t i = 0;
     if (c->key_d) {
         int r = cmp_num(c->key_d[a], c->key_d[b]);
@@ -188,10 +189,12 @@ cmp_rows(struct sort_ctx *c, pyprof_id a, pyprof_id b)
     return 0;
 }
 
-/* Stable merge sort: Python's list.sort is stable, and every tie must keep
- * the entry order for the output to match. */
+/* Stable merge sort of ids by cmp: Python's list.sort is stable, and
+ * every tie must keep the entry order for the output to match.  tmp holds
+ * n / 2 ids. */
 static void
-msort(struct sort_ctx *c, pyprof_id *a, pyprof_id *tmp, size_t n)
+stable_sort(pyprof_id *a, pyprof_id *tmp, size_t n,
+            int (*cmp)(const void *ctx, pyprof_id a, pyprof_id b), const void *ctx)
 {
     if (n < 2)
         return;
@@ -199,7 +202,7 @@ msort(struct sort_ctx *c, pyprof_id *a, pyprof_id *tmp, size_t n)
         for (size_t i = 1; i < n; i++) {
             pyprof_id x = a[i];
             size_t j = i;
-            while (j > 0 && cmp_rows(c, a[j - 1], x) > 0) {
+            while (j > 0 && cmp(ctx, a[j - 1], x) > 0) {
                 a[j] = a[j - 1];
                 j--;
             }
@@ -208,14 +211,14 @@ msort(struct sort_ctx *c, pyprof_id *a, pyprof_id *tmp, size_t n)
         return;
     }
     size_t h = n / 2;
-    msort(c, a, tmp, h);
-    msort(c, a + h, tmp, n - h);
-    if (cmp_rows(c, a[h - 1], a[h]) <= 0)
+    stable_sort(a, tmp, h, cmp, ctx);
+    stable_sort(a + h, tmp, n - h, cmp, ctx);
+    if (cmp(ctx, a[h - 1], a[h]) <= 0)
         return;
     memcpy(tmp, a, h * sizeof *a);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n)
-        a[k++] = cmp_rows(c, tmp[i], a[j]) <= 0 ? tmp[i++] : a[j++];
+        a[k++] = cmp(ctx, tmp[i], a[j]) <= 0 ? tmp[i++] : a[j++];
     while (i < h)
         a[k++] = tmp[i++];
 }
@@ -277,7 +280,7 @@ sort_by(pyprof_stats *st, const int *keys, size_t n, pyprof_error *err)
         }
         c.key_i = key_i;
     }
-    msort(&c, order, tmp, m);
+    stable_sort(order, tmp, m, cmp_rows, &c);
 
     pyprof__free(st->order);
     st->order = order;
@@ -349,8 +352,9 @@ pyprof_stats_reverse(pyprof_stats *st)
 
 /* Sort ids by the key tuple (file, line, name). */
 static int
-cmp_key(const pyprof_profile *p, pyprof_id a, pyprof_id b)
+cmp_key(const void *ctx, pyprof_id a, pyprof_id b)
 {
+    const pyprof_profile *p = ctx;
     const pyprof_func *fa = pyprof_profile_func(p, a), *fb = pyprof_profile_func(p, b);
     int r = fa->file == fb->file
                 ? 0
@@ -365,26 +369,5 @@ cmp_key(const pyprof_profile *p, pyprof_id a, pyprof_id b)
 void
 pyprof__stats_sort_keys(const pyprof_profile *p, pyprof_id *ids, size_t n, pyprof_id *tmp)
 {
-    /* partner lists are short: insertion sort, then merge for long ones */
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++) {
-            pyprof_id x = ids[i];
-            size_t j = i;
-            while (j > 0 && cmp_key(p, ids[j - 1], x) > 0) {
-                ids[j] = ids[j - 1];
-                j--;
-            }
-            ids[j] = x;
-        }
-        return;
-    }
-    size_t h = n / 2;
-    pyprof__stats_sort_keys(p, ids, h, tmp);
-    pyprof__stats_sort_keys(p, ids + h, n - h, tmp);
-    memcpy(tmp, ids, h * sizeof *ids);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        ids[k++] = cmp_key(p, tmp[i], ids[j]) <= 0 ? tmp[i++] : ids[j++];
-    while (i < h)
-        ids[k++] = tmp[i++];
+    stable_sort(ids, tmp, n, cmp_key, p);
 }
