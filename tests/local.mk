@@ -27,6 +27,14 @@ tests_t_numparse_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_t_numparse_LDFLAGS = -static
 tests_t_numparse_LDADD = $(TEST_LIBS)
 
+# Every reader, writer and renderer inside a host program that switched to
+# a decimal-comma locale must give the bytes it gives under "C".
+check_PROGRAMS += tests/t_locale
+TESTS += tests/t_locale
+tests_t_locale_SOURCES = tests/t_locale.c tests/tap.h
+tests_t_locale_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_t_locale_LDADD = $(TEST_LIBS)
+
 check_PROGRAMS += tests/t_scene
 TESTS += tests/t_scene
 tests_t_scene_SOURCES = tests/t_scene.c tests/tap.h

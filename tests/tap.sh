@@ -22,3 +22,17 @@ tap_diff() {
     fi
 }
 tap_done() { echo "1..$_tap_n"; [ "$_tap_failed" -eq 0 ] && exit 0; exit 1; }
+
+# tap_comma_locale DIR: set TAP_COMMA to a locale whose decimal point is ','
+# (for LC_ALL), building de_DE.UTF-8 into DIR with localedef, and exporting
+# LOCPATH=DIR, when none is installed.  Returns 1 if there is none at all.
+tap_comma_locale() {
+    TAP_COMMA=$(locale -a 2>/dev/null | grep -i -m1 '^\(de_DE\|fr_FR\|nl_NL\)\.utf-\?8$')
+    if [ -z "$TAP_COMMA" ] && command -v localedef >/dev/null 2>&1; then
+        mkdir -p "$1"
+        # localedef exits 1 for mere warnings: the check below decides
+        localedef -i de_DE -f UTF-8 "$1/de_DE.UTF-8" >/dev/null 2>&1
+        LOCPATH=$1 && export LOCPATH && TAP_COMMA=de_DE.UTF-8
+    fi
+    [ -n "$TAP_COMMA" ] && [ "$(LC_ALL=$TAP_COMMA locale decimal_point 2>/dev/null)" = "," ]
+}
