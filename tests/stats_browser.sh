@@ -18,8 +18,8 @@ fi
 work="$top_builddir/tests/stats_browser.d"
 rm -rf "$work"
 mkdir -p "$work"
-cp "$fix/a.pstats" "$work/"
-chmod u+w "$work/a.pstats"
+cp "$fix/a.pstats" "$top_srcdir/tests/fixtures/pstats/nonascii_py311.pstats" "$work/"
+chmod u+w "$work/a.pstats" "$work/nonascii_py311.pstats"
 TZ=UTC touch -d @1704067200 "$work/a.pstats"
 cd "$work" || exit 1
 n=0
@@ -55,6 +55,14 @@ check "an empty line repeats the last command" [ "$(grep -c 'Ordered by: call co
 session 'stats\n\004\n' a.pstats
 check "end of input says Goodbye" grep -q '^Goodbye\.$' t.txt
 check "and exits 0" grep -q '^\[exit 0\]$' t.txt
+
+# typed UTF-8 reaches the command whole, whatever locale the environment names
+main=$(printf 'm\303\244in') # "main" with a-umlaut, as UTF-8
+for loc in C.UTF-8 C; do
+    printf 'stats %s\nquit\n' "$main" | LC_ALL=$loc TZ=UTC "$PYTHON3" "$drv" "$T" nonascii_py311.pstats >t.txt
+    check "a non-ASCII word typed on a terminal restricts by it (LC_ALL=$loc)" \
+        grep -q "List reduced from 2 to 1 due to restriction <'$main'>" t.txt
+done
 
 session 'stats\nread a.pstats\nstats 1\nquit\n'
 check "without a file: the bare prompt" grep -q '^% stats$' t.txt

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,10 +396,26 @@ read_command(bool tty, unsigned long *lineno)
     return line;
 }
 
+/* libedit decodes what is typed by LC_CTYPE, and a program starts in the
+ * "C" locale, where every byte past ASCII is invalid and dropped: "stats
+ * mäin" would restrict to "min".  So the terminal's character set is taken
+ * from the environment, as Python's input() does, and a "C" or "POSIX"
+ * environment means UTF-8, as Python takes it (PEP 538).  Only LC_CTYPE:
+ * numbers are printed by the library in the C locale whatever is set. */
+static void
+terminal_charset(void)
+{
+    const char *got = setlocale(LC_CTYPE, "");
+    if (!got || strcmp(got, "C") == 0 || strcmp(got, "POSIX") == 0)
+        setlocale(LC_CTYPE, "C.UTF-8");
+}
+
 int
 stats_browser_run(struct stats_session *s, char **files, int nfiles)
 {
     session = s;
+    if (isatty(0)) /* before using_history(), which sets libedit up */
+        terminal_charset();
     for (size_t k = 0; k < pyprof_stats_sort_key_count() && k < 16; k++)
         sort_names[k] = pyprof_stats_sort_key_name(k);
     rl_readline_name = "pyprof-stats";
