@@ -685,11 +685,15 @@ out:
 
 /* ---- entry points -------------------------------------------------------------- */
 
+/* ASCII letters, digits and '_' (not isalnum, which a host program's
+ * LC_CTYPE widens: in a Latin-1 locale 0xE9 is a letter). */
 static bool
 is_key(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
             return false;
     }
     return n > 0;

@@ -49,13 +49,28 @@ remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
     return remove(path);
 }
 
-/* localedef -i de_DE -f UTF-8 DIR/de_DE.UTF-8, quietly; true if it ran. */
+/* The host locales tried: both write "1,5"; the second also has a
+ * single-byte character set, where ctype calls such as isalnum() take
+ * bytes past ASCII for letters. */
+static struct host_locale {
+    const char *name, *charmap;
+    bool ok;
+} hosts[] = {{"de_DE.UTF-8", "UTF-8", false}, {"de_DE.ISO-8859-1", "ISO-8859-1", false}};
+#define NHOSTS (sizeof(hosts) / sizeof(hosts[0]))
+
 static bool
-build_locale(const char *dir)
+switch_to(const struct host_locale *h)
+{
+    return setlocale(LC_ALL, h->name) && decimal_comma();
+}
+
+/* localedef -i de_DE -f CHARMAP DIR/NAME, quietly; true if it ran. */
+static bool
+build_locale(const char *dir, const struct host_locale *h)
 {
     char target[4096];
-    snprintf(target, sizeof(target), "%s/de_DE.UTF-8", dir);
-    char *argv[] = {"localedef", "-i", "de_DE", "-f", "UTF-8", target, NULL};
+    snprintf(target, sizeof(target), "%s/%s", dir, h->name);
+    char *argv[] = {"localedef", "-i", "de_DE", "-f", (char *)h->charmap, target, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
@@ -74,28 +89,34 @@ build_locale(const char *dir)
     return WIFEXITED(status);
 }
 
-/* Switch to a locale whose decimal point is ','; its name, or NULL.
- * *built is set to the temporary LOCPATH directory when one was made. */
-static const char *
-enter_comma_locale(char *built, size_t size)
+/* Mark which host locales can be switched to: the installed ones, or,
+ * when one is missing, all of them built with localedef into a temporary
+ * LOCPATH (glibc reads it at each setlocale(), and then looks nowhere
+ * else).  `built` is that directory, "" if none was made. */
+static size_t
+find_host_locales(char *built, size_t size)
 {
-    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8",  "fr_FR.UTF-8",
-                                        "fr_FR.utf8",  "nl_NL.UTF-8", "nl_NL.utf8"};
+    size_t n = 0;
     built[0] = '\0';
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (setlocale(LC_ALL, names[i]) && decimal_comma())
-            return names[i];
+    for (size_t i = 0; i < NHOSTS; i++)
+        n += hosts[i].ok = switch_to(&hosts[i]);
+    if (n == NHOSTS)
+        return n;
     const char *tmp = getenv("TMPDIR");
     snprintf(built, size, "%s/pyprof-locale-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(built)) {
         built[0] = '\0';
-        return NULL;
+        return n;
     }
-    /* glibc reads LOCPATH at each setlocale() */
-    if (build_locale(built) && setenv("LOCPATH", built, 1) == 0 &&
-        setlocale(LC_ALL, "de_DE.UTF-8") && decimal_comma())
-        return "de_DE.UTF-8 (built with localedef)";
-    return NULL;
+    for (size_t i = 0; i < NHOSTS; i++)
+        if (!build_locale(built, &hosts[i]))
+            return n;
+    if (setenv("LOCPATH", built, 1) != 0)
+        return n;
+    n = 0;
+    for (size_t i = 0; i < NHOSTS; i++)
+        n += hosts[i].ok = switch_to(&hosts[i]);
+    return n;
 }
 
 /* ---- a transcript of everything the library makes of one input ----------------- */
@@ -301,73 +322,102 @@ static const char *const fixtures[] = {
 };
 
 /* Written by the test: counts with a fraction part, which a strtod of the
- * host's locale would stop reading at the '.'. */
+ * host's locale would stop reading at the '.'; and a callgrind header
+ * whose name is not ASCII ("\xe9" is a letter in Latin-1, and no callgrind
+ * key may have it), which must be read as under "C". */
 static const char fractional[] = "main;parse;scan 1.5\n"
                                  "main;parse 0.25\n"
                                  "main;emit 2.125\n";
+static const char latin1_key[] = "# callgrind format\n"
+                                 "events: Ir\n"
+                                 "fl=a.py\n"
+                                 "fn=main\n"
+                                 "1 5\n"
+                                 "caf\xe9: 1\n";
+
+/* A file in $TMPDIR for the test's own inputs. */
+static void
+temp_input(char *path, size_t size, const char *suffix, const char *text)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, size, "%s/pyprof-t-locale-%ld%s", tmp && *tmp ? tmp : "/tmp", (long)getpid(),
+             suffix);
+    tap_write_file(path, text, strlen(text));
+}
 
 int
 main(void)
 {
-    char built[4096], frac_path[4200];
-    const char *name = enter_comma_locale(built, sizeof(built));
-    if (!name) {
+    char built[4096], frac_path[4200], key_path[4200];
+    if (find_host_locales(built, sizeof(built)) == 0) {
         printf("1..0 # SKIP no decimal-comma locale, and localedef could not build one\n");
         if (built[0])
             nftw(built, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
         return 0;
     }
-    tap_diag("decimal-comma locale: %s", name);
+    temp_input(frac_path, sizeof(frac_path), ".folded", fractional);
+    temp_input(key_path, sizeof(key_path), ".callgrind", latin1_key);
 
-    /* the locale really changes what libc does with numbers */
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%.2f", 1.5);
-    TAP_IS_STR(buf, "1,50", "the host's printf writes a decimal comma");
-    TAP_OK(strtod("1.5", NULL) == 1.0, "the host's strtod stops at a '.'");
-
-    const char *tmp = getenv("TMPDIR");
-    snprintf(frac_path, sizeof(frac_path), "%s/pyprof-t-locale-%ld.folded",
-             tmp && *tmp ? tmp : "/tmp", (long)getpid());
-    tap_write_file(frac_path, fractional, strlen(fractional));
-
-    /* read under the comma locale: the weights are the whole numbers */
-    pyprof_profile *p = NULL;
-    pyprof_error err = PYPROF_ERROR_INIT;
-    if (TAP_OK(pyprof_profile_load(&p, frac_path, NULL, &err) == 0,
-               "fractional counts read under the comma locale")) {
-        size_t nn;
-        const pyprof_stack_node *nodes = pyprof_profile_stack_nodes(p, &nn);
-        double sum = 0;
-        for (size_t i = 0; i < nn; i++)
-            sum += nodes[i].self[0];
-        TAP_IS_DBL(sum, 3.875, 0, "their sum is 1.5 + 0.25 + 2.125");
-    }
-    pyprof_profile_free(p);
-
-    for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
-        char path[4200];
-        snprintf(path, sizeof(path), "%s", fixtures[i] ? tap_fixture(fixtures[i]) : frac_path);
-        const char *label = fixtures[i] ? fixtures[i] : "fractional counts";
-        tap_buf comma = {0}, c = {0};
-        setlocale(LC_ALL, built[0] ? "de_DE.UTF-8" : name);
-        if (!decimal_comma()) {
-            printf("Bail out! lost the decimal-comma locale\n");
-            return 1;
+    for (size_t h = 0; h < NHOSTS; h++) {
+        const char *host = hosts[h].name;
+        if (!hosts[h].ok) {
+            tap_ok(1, "%s # SKIP not installed, and localedef could not build it", host);
+            continue;
         }
-        transcript(&comma, path);
-        setlocale(LC_ALL, "C");
-        succeeded = 0;
-        transcript(&c, path);
-        bool same = comma.len == c.len && memcmp(comma.s, c.s, c.len) == 0;
-        if (!TAP_OK(same, "%s: every writer and renderer gives the same bytes (%zu)", label, c.len))
-            diag_difference(&c, &comma);
-        /* the transcript is no list of failures: most calls succeed */
-        TAP_OK(succeeded >= 5, "%s: %zu calls succeeded", label, succeeded);
-        free(comma.s);
-        free(c.s);
+        tap_diag("host locale %s%s", host, built[0] ? " (built with localedef)" : "");
+        switch_to(&hosts[h]);
+
+        /* the locale really changes what libc does with numbers */
+        char buf[32];
+        snprintf(buf, sizeof(buf), "%.2f", 1.5);
+        TAP_OK(strcmp(buf, "1,50") == 0, "%s: the host's printf writes a decimal comma", host);
+        TAP_OK(strtod("1.5", NULL) == 1.0, "%s: the host's strtod stops at a '.'", host);
+
+        /* read under the host locale: the weights keep their fractions */
+        pyprof_profile *p = NULL;
+        pyprof_error err = PYPROF_ERROR_INIT;
+        double sum = -1;
+        if (pyprof_profile_load(&p, frac_path, NULL, &err) == 0) {
+            size_t nn;
+            const pyprof_stack_node *nodes = pyprof_profile_stack_nodes(p, &nn);
+            sum = 0;
+            for (size_t i = 0; i < nn; i++)
+                sum += nodes[i].self[0];
+        }
+        pyprof_profile_free(p);
+        TAP_OK(sum == 3.875, "%s: fractional counts sum to 1.5 + 0.25 + 2.125 (%g)", host, sum);
+
+        for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+            bool ours = !fixtures[i];
+            const char *path = !ours ? tap_fixture(fixtures[i])
+                               : i + 1 < sizeof(fixtures) / sizeof(fixtures[0]) ? frac_path
+                                                                                : key_path;
+            const char *label = !ours               ? fixtures[i]
+                                : path == frac_path ? "fractional counts"
+                                                    : "a non-ASCII callgrind key";
+            tap_buf in_host = {0}, in_c = {0};
+            if (!switch_to(&hosts[h])) {
+                printf("Bail out! lost the locale %s\n", host);
+                return 1;
+            }
+            transcript(&in_host, path);
+            setlocale(LC_ALL, "C");
+            succeeded = 0;
+            transcript(&in_c, path);
+            bool same = in_host.len == in_c.len && memcmp(in_host.s, in_c.s, in_c.len) == 0;
+            if (!TAP_OK(same, "%s: %s: every writer and renderer gives the bytes of \"C\" (%zu)",
+                        host, label, in_c.len))
+                diag_difference(&in_c, &in_host);
+            /* the transcript is no list of failures (but the bad key is) */
+            if (path != key_path)
+                TAP_OK(succeeded >= 5, "%s: %s: %zu calls succeeded", host, label, succeeded);
+            free(in_host.s);
+            free(in_c.s);
+        }
     }
 
     remove(frac_path);
+    remove(key_path);
     if (built[0])
         nftw(built, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     return tap_done();
