@@ -6,8 +6,9 @@
  * whatever the host program set with setlocale(), because a library cannot
  * ask its host to stay in "C".  The tools never call setlocale(), so no
  * command-line test can see that promise broken.  Here the process itself
- * switches to such a locale: an installed one, or else one that localedef
- * builds into a temporary LOCPATH (no root needed).  It first checks that
+ * switches to such locales, one UTF-8 and one Latin-1 (whose ctype tables
+ * differ too): installed ones, or else ones that localedef builds into a
+ * temporary LOCPATH (no root needed).  It first checks that
  * plain printf and strtod really do change, so that the rest proves
  * something; then every fixture is read, written by every writer and drawn
  * by every renderer, and the bytes must be those the same calls give under
@@ -19,7 +20,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <locale.h>
-#include <math.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <sys/wait.h>
