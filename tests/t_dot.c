@@ -594,6 +594,47 @@ test_oom(void)
     pyprof_profile_free(p);
 }
 
+/* The image of `path` as `type` in *len bytes (malloc'd), NULL on failure. */
+static unsigned char *
+image_of(const char *path, const char *type, size_t *len)
+{
+    pyprof_profile *p = NULL;
+    pyprof_output *out = NULL;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    unsigned char *copy = NULL;
+    pyprof_dot_options o = PYPROF_DOT_OPTIONS_INIT;
+    o.type = type;
+    if (pyprof_profile_load(&p, path, NULL, &err) == 0 &&
+        pyprof_output_open_memory(&out, &err) == 0 && pyprof_dot_render(p, &o, out, &err) == 0) {
+        const unsigned char *d = pyprof_output_data(out, len);
+        if ((copy = malloc(*len ? *len : 1)) != NULL)
+            memcpy(copy, d, *len);
+    } else {
+        tap_diag("%s image of %s: %s", type, path, err.message);
+    }
+    pyprof_output_abort(out);
+    pyprof_profile_free(p);
+    return copy;
+}
+
+/* A host program may draw many images.  Graphviz's text measuring kept a
+ * pointer into the font table of the context freed after the previous
+ * image, and read it at the next (ASan: heap-use-after-free, in CI). */
+static void
+test_images_again(void)
+{
+    const char *path = tap_fixture("dot/small.pstats");
+    size_t n1 = 0, n2 = 0, n3 = 0;
+    unsigned char *a = image_of(path, "png", &n1), *b = image_of(path, "svg", &n3);
+    unsigned char *c = image_of(path, "png", &n2);
+    TAP_OK(a && b && c, "three images in one process: PNG, SVG, PNG");
+    TAP_OK(a && c && n1 == n2 && n1 > 1000 && memcmp(a, c, n1) == 0,
+           "the second PNG is the first, byte for byte (%zu bytes)", n1);
+    free(a);
+    free(b);
+    free(c);
+}
+
 int
 main(void)
 {
@@ -605,5 +646,6 @@ main(void)
     test_early_prune();
     test_numbering_orders();
     test_oom();
+    test_images_again();
     return tap_done();
 }

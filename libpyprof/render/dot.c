@@ -290,6 +290,24 @@ is_image_type(const char *type)
     return strcmp(type, "png") == 0 || strcmp(type, "svg") == 0 || strcmp(type, "pdf") == 0;
 }
 
+/* One Graphviz context for the process, made on first use and kept.
+ * Graphviz's text measuring (its pango plugin, Debian's 2.42) keeps in a
+ * static a pointer to the last font name it measured, a name owned by the
+ * context's font table: after gvFreeContext() the next context's first
+ * label compares against freed memory (ASan: heap-use-after-free under
+ * textspan_size), so a host program's second image was undefined
+ * behaviour.  A context that lives as long as that static does not have
+ * the problem, and loads the plugins only once.  (Graphviz is not
+ * thread-safe anyway: dot.h asks for one render at a time.) */
+static GVC_t *
+gv_context(void)
+{
+    static GVC_t *gvc;
+    if (!gvc)
+        gvc = gvContext();
+    return gvc;
+}
+
 int
 pyprof__dot_emit(Agraph_t *G, const pyprof_dot_options *o, pyprof_output *out, pyprof_error *err)
 {
@@ -300,14 +318,12 @@ pyprof__dot_emit(Agraph_t *G, const pyprof_dot_options *o, pyprof_output *out, p
             return pyprof__dot_gv_fail(err, "cannot write the graph");
         return pyprof_output_status(out, err);
     }
-    GVC_t *gvc = gvContext();
+    GVC_t *gvc = gv_context();
     if (!gvc)
         return pyprof__dot_gv_fail(err, "cannot create a Graphviz context");
     const char *engine = o->engine ? o->engine : "dot";
-    if (gvLayout(gvc, G, engine) != 0) {
-        rc = pyprof__dot_gv_fail(err, "layout failed (is the engine name right?)");
-        goto out;
-    }
+    if (gvLayout(gvc, G, engine) != 0)
+        return pyprof__dot_gv_fail(err, "layout failed (is the engine name right?)");
     char *data = NULL;
     unsigned int len = 0;
     if (gvRenderData(gvc, G, type, &data, &len) != 0 || !data) {
@@ -319,8 +335,6 @@ pyprof__dot_emit(Agraph_t *G, const pyprof_dot_options *o, pyprof_output *out, p
     if (data)
         gvFreeRenderData(data);
     gvFreeLayout(gvc, G);
-out:
-    gvFreeContext(gvc);
     return rc;
 }
 
