@@ -256,8 +256,10 @@ sort_by(pyprof_stats *st, const int *keys, size_t n, pyprof_error *err)
     tmp = pyprof__reallocarray(NULL, m ? m : 1, sizeof *tmp);
     if (!order || !tmp)
         goto nomem;
-    /* ties keep the entry order, whatever the previous sort was */
-    memcpy(order, st->entries, m * sizeof *order);
+    /* ties keep the entry order, whatever the previous sort was (a view
+     * with no rows may have no entries array: memcpy must not see NULL) */
+    if (m)
+        memcpy(order, st->entries, m * sizeof *order);
     struct sort_ctx c = {st, fields, dirs, nf, NULL, NULL};
     size_t nfunc = pyprof_profile_func_count(st->p);
     if (nf && (fields[0] == PYPROF__SF_TT || fields[0] == PYPROF__SF_CT)) {
