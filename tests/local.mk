@@ -31,7 +31,7 @@ tests_t_numparse_LDADD = $(TEST_LIBS)
 # a decimal-comma locale must give the bytes it gives under "C".
 check_PROGRAMS += tests/t_locale
 TESTS += tests/t_locale
-tests_t_locale_SOURCES = tests/t_locale.c tests/tap.h
+tests_t_locale_SOURCES = tests/t_locale.c tests/tap.h tests/transcript.h
 tests_t_locale_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_t_locale_LDADD = $(TEST_LIBS)
 

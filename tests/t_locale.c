@@ -28,6 +28,7 @@
 #include <pyprof/pyprof.h>
 
 #include "tap.h"
+#include "transcript.h"
 
 extern char **environ;
 
@@ -117,189 +118,6 @@ find_host_locales(char *built, size_t size)
     for (size_t i = 0; i < NHOSTS; i++)
         n += hosts[i].ok = switch_to(&hosts[i]);
     return n;
-}
-
-/* ---- a transcript of everything the library makes of one input ----------------- */
-
-static size_t succeeded; /* calls of the current transcript that did not fail */
-
-/* Graphviz names an anonymous graph "%N" from a counter of the graphs it
- * has made in the process, and its SVG shows that name (in a comment and
- * a <title>): so the same call made twice differs there, whatever the
- * locale.  The digits after each "%" that follows one of those are masked. */
-static void
-put_masking_graph_names(tap_buf *t, const char *s, size_t n)
-{
-    static const char *const before[] = {"<!-- Title: %", "<title>%"};
-    const char *end = s + n;
-    while (s < end) {
-        const char *at = NULL;
-        size_t len = 0;
-        for (size_t i = 0; i < 2; i++) {
-            const char *m = memmem(s, (size_t)(end - s), before[i], strlen(before[i]));
-            if (m && (!at || m < at)) {
-                at = m;
-                len = strlen(before[i]);
-            }
-        }
-        if (!at)
-            break;
-        tap_buf_put(t, s, (size_t)(at - s) + len);
-        tap_buf_puts(t, "N");
-        for (s = at + len; s < end && *s >= '0' && *s <= '9';)
-            s++;
-    }
-    tap_buf_put(t, s, (size_t)(end - s));
-}
-
-/* Append what memory output `o` holds, with the call's name and status,
- * to t; free o. */
-static void
-record(tap_buf *t, const char *what, int rc, pyprof_output *o)
-{
-    char head[256];
-    size_t len = 0;
-    const unsigned char *data = o ? pyprof_output_data(o, &len) : NULL;
-    snprintf(head, sizeof(head), "\n== %s: status %d\n", what, rc);
-    tap_buf_puts(t, head);
-    if (data && rc >= 0)
-        put_masking_graph_names(t, (const char *)data, len);
-    succeeded += rc >= 0;
-    pyprof_output_abort(o);
-}
-
-static pyprof_output *
-memory_output(void)
-{
-    pyprof_output *o = NULL;
-    pyprof_error err = PYPROF_ERROR_INIT;
-    if (pyprof_output_open_memory(&o, &err) < 0) {
-        printf("Bail out! no memory output: %s\n", err.message);
-        exit(1);
-    }
-    return o;
-}
-
-static pyprof_profile *
-load(tap_buf *t, const char *path)
-{
-    pyprof_profile *p = NULL;
-    pyprof_error err = PYPROF_ERROR_INIT;
-    int rc = pyprof_profile_load(&p, path, NULL, &err);
-    char line[4200];
-    snprintf(line, sizeof(line), "\n== load: status %d %s\n", rc, rc < 0 ? err.message : "");
-    tap_buf_puts(t, line);
-    return rc < 0 ? NULL : p;
-}
-
-/* Every writer and every renderer on `path`, in a fixed order; each on a
- * freshly read profile, since some calls add to the profile (derived call
- * graphs, estimated stacks). */
-static void
-transcript(tap_buf *t, const char *path)
-{
-    pyprof_error err = PYPROF_ERROR_INIT;
-    pyprof_profile *p;
-    pyprof_output *o;
-    int rc;
-    char what[128];
-
-    for (size_t i = 0; i < pyprof_writer_count(); i++) {
-        if (!(p = load(t, path)))
-            return;
-        o = memory_output();
-        rc = pyprof_profile_write(p, o, pyprof_writer_name(i), NULL, &err);
-        snprintf(what, sizeof(what), "write %s", pyprof_writer_name(i));
-        record(t, what, rc, o);
-        pyprof_profile_free(p);
-    }
-
-    if ((p = load(t, path))) { /* pstats tables: takes the profile */
-        pyprof_stats *st = NULL;
-        if ((rc = pyprof_stats_new(&st, p, &err)) < 0) {
-            record(t, "stats", rc, NULL);
-        } else {
-            const char *keys[] = {"cumulative"};
-            o = memory_output();
-            rc = pyprof_stats_sort(st, keys, 1, &err);
-            if (rc >= 0)
-                rc = pyprof_stats_print(st, o, NULL, 0, &err);
-            if (rc >= 0)
-                rc = pyprof_stats_print_callers(st, o, NULL, 0, &err);
-            record(t, "stats print, callers", rc, o);
-            o = memory_output();
-            record(t, "stats JSON", pyprof_stats_export(st, o, PYPROF_STATS_JSON, 1, NULL, 0, &err),
-                   o);
-            o = memory_output();
-            record(t, "stats CSV", pyprof_stats_export(st, o, PYPROF_STATS_CSV, 1, NULL, 0, &err),
-                   o);
-            pyprof_stats_free(st);
-        }
-    }
-
-    static const char *const dot_types[] = {"dot", "svg"};
-    for (size_t i = 0; i < 2; i++) {
-        if (!(p = load(t, path)))
-            return;
-        pyprof_dot_options d = PYPROF_DOT_OPTIONS_INIT;
-        d.type = dot_types[i];
-        d.node_thres = 0.25; /* (options as a host sets them: numbers, not text) */
-        o = memory_output();
-        snprintf(what, sizeof(what), "dot %s", dot_types[i]);
-        record(t, what, pyprof_dot_render(p, &d, o, &err), o);
-        pyprof_profile_free(p);
-    }
-
-    static const char *const image_types[] = {"svg", "png"};
-    for (size_t i = 0; i < 2; i++) {
-        if (!(p = load(t, path)))
-            return;
-        pyprof_flame_options f = PYPROF_FLAME_OPTIONS_INIT;
-        f.minwidth = 0.5;
-        o = memory_output();
-        snprintf(what, sizeof(what), "flame %s", image_types[i]);
-        record(t, what, pyprof_render_flame(p, &f, image_types[i], o, &err), o);
-        pyprof_profile_free(p);
-    }
-
-    if ((p = load(t, path))) {
-        pyprof_lines_options l = PYPROF_LINES_OPTIONS_INIT;
-        l.output_unit = 1e-3;
-        o = memory_output();
-        record(t, "lines", pyprof_render_lines(p, o, &l, &err), o);
-        o = memory_output();
-        record(t, "lines JSON", pyprof_lines_write_json(p, o, &err), o);
-        o = memory_output();
-        record(t, "lines CSV", pyprof_lines_write_csv(p, o, &err), o);
-        for (size_t i = 0; i < 2; i++) {
-            pyprof_mem_plot_options m = PYPROF_MEM_PLOT_OPTIONS_INIT;
-            m.slope = 1;
-            m.width = 640.5;
-            o = memory_output();
-            snprintf(what, sizeof(what), "mem plot %s", image_types[i]);
-            record(t, what, pyprof_mem_plot(o, p, image_types[i], &m, &err), o);
-        }
-        static const char *const report_types[] = {"txt", "json", "csv"};
-        for (size_t i = 0; i < 3; i++) {
-            o = memory_output();
-            snprintf(what, sizeof(what), "mem report %s", report_types[i]);
-            record(t, what, pyprof_mem_write_report(o, p, report_types[i], 5, &err), o);
-        }
-        pyprof_profile_free(p);
-    }
-}
-
-/* The first byte where a and b differ, with a little of each around it. */
-static void
-diag_difference(const tap_buf *a, const tap_buf *b)
-{
-    size_t n = a->len < b->len ? a->len : b->len, i = 0;
-    while (i < n && a->s[i] == b->s[i])
-        i++;
-    size_t from = i > 60 ? i - 60 : 0;
-    tap_diag("first difference at byte %zu of %zu / %zu", i, a->len, b->len);
-    tap_diag("C:     %.120s", a->s + from);
-    tap_diag("comma: %.120s", b->s + from);
 }
 
 /* ---- the checks ------------------------------------------------------------------ */
@@ -395,24 +213,25 @@ main(void)
             const char *label = !ours               ? fixtures[i]
                                 : path == frac_path ? "fractional counts"
                                                     : "a non-ASCII callgrind key";
-            tap_buf in_host = {0}, in_c = {0};
+            transcript in_host = {{0}, 0}, in_c = {{0}, 0};
             if (!switch_to(&hosts[h])) {
                 printf("Bail out! lost the locale %s\n", host);
                 return 1;
             }
-            transcript(&in_host, path);
+            transcript_of(&in_host, path, true);
             setlocale(LC_ALL, "C");
-            succeeded = 0;
-            transcript(&in_c, path);
-            bool same = in_host.len == in_c.len && memcmp(in_host.s, in_c.s, in_c.len) == 0;
+            transcript_of(&in_c, path, true);
+            const tap_buf *a = &in_c.text, *b = &in_host.text;
+            bool same = a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
             if (!TAP_OK(same, "%s: %s: every writer and renderer gives the bytes of \"C\" (%zu)",
-                        host, label, in_c.len))
-                diag_difference(&in_c, &in_host);
+                        host, label, a->len))
+                transcript_diag_difference(a, b);
             /* the transcript is no list of failures (but the bad key is) */
             if (path != key_path)
-                TAP_OK(succeeded >= 5, "%s: %s: %zu calls succeeded", host, label, succeeded);
-            free(in_host.s);
-            free(in_c.s);
+                TAP_OK(in_c.succeeded >= 5, "%s: %s: %zu calls succeeded", host, label,
+                       in_c.succeeded);
+            free(in_host.text.s);
+            free(in_c.text.s);
         }
     }
 
