@@ -35,6 +35,15 @@ tests_t_locale_SOURCES = tests/t_locale.c tests/tap.h tests/transcript.h
 tests_t_locale_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_t_locale_LDADD = $(TEST_LIBS)
 
+# Distinct profiles used on four threads at once give what one thread gives.
+check_PROGRAMS += tests/t_threads
+TESTS += tests/t_threads
+tests_t_threads_SOURCES = tests/t_threads.c tests/tap.h tests/transcript.h
+tests_t_threads_CPPFLAGS = $(TEST_CPPFLAGS)
+# -static: the split thresholds are semi-private test hooks
+tests_t_threads_LDFLAGS = -static
+tests_t_threads_LDADD = $(TEST_LIBS) $(PTHREAD_LIBS)
+
 check_PROGRAMS += tests/t_scene
 TESTS += tests/t_scene
 tests_t_scene_SOURCES = tests/t_scene.c tests/tap.h

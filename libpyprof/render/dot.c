@@ -14,17 +14,29 @@
 
 #include <math.h>
 #include <stdio.h>
+#if defined(HAVE_PTHREAD)
+#include <pthread.h>
+#endif
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
 #include "dot_int.h"
 
-/* ---- Graphviz errors ----------------------------------------------------------
+/* ---- taking Graphviz, and its errors -----------------------------------------
+ * Graphviz is not thread-safe: cgraph numbers anonymous objects from a
+ * process-wide counter, its error handler and level are process-wide, and
+ * so is the context of gv_context().  So one thread at a time builds,
+ * writes, lays out or draws a graph: pyprof__dot_gv_enter() takes a lock
+ * that pyprof__dot_gv_leave() gives back, and two host threads drawing call
+ * graphs at once wait for each other instead of mixing their graphs.
  * cgraph reports through agerr(), which prints to stderr unless a handler is
  * set with agseterrf(); the handler receives the message in fragments.  We
- * collect them into one line for pyprof_error.  Graphviz is not thread-safe,
- * so a static buffer is no worse than Graphviz itself. */
+ * collect them into one line for pyprof_error, in a buffer the lock
+ * guards. */
+#if defined(HAVE_PTHREAD)
+static pthread_mutex_t gv_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
 static char gv_msg[PYPROF_ERROR_MESSAGE_MAX];
 static size_t gv_msglen;
 
@@ -42,8 +54,11 @@ gv_collect(char *frag)
 }
 
 void
-pyprof__dot_gv_capture_begin(void)
+pyprof__dot_gv_enter(void)
 {
+#if defined(HAVE_PTHREAD)
+    pthread_mutex_lock(&gv_lock);
+#endif
     gv_msglen = 0;
     gv_msg[0] = '\0';
     agseterr(AGERR); /* warnings stay quiet; errors come to gv_collect */
@@ -51,10 +66,13 @@ pyprof__dot_gv_capture_begin(void)
 }
 
 void
-pyprof__dot_gv_capture_end(void)
+pyprof__dot_gv_leave(void)
 {
     agseterrf(NULL);
     agseterr(AGWARN);
+#if defined(HAVE_PTHREAD)
+    pthread_mutex_unlock(&gv_lock);
+#endif
 }
 
 int
@@ -297,8 +315,8 @@ is_image_type(const char *type)
  * label compares against freed memory (ASan: heap-use-after-free under
  * textspan_size), so a host program's second image was undefined
  * behaviour.  A context that lives as long as that static does not have
- * the problem, and loads the plugins only once.  (Graphviz is not
- * thread-safe anyway: dot.h asks for one render at a time.) */
+ * the problem, and loads the plugins only once.  (Called with the
+ * Graphviz lock held: see pyprof__dot_gv_enter.) */
 static GVC_t *
 gv_context(void)
 {
@@ -391,7 +409,7 @@ pyprof_dot_render(pyprof_profile *p, const pyprof_dot_options *opts, pyprof_outp
         goto out;
     pyprof__dot_theme(&t, o->colormap, o->skew);
 
-    pyprof__dot_gv_capture_begin();
+    pyprof__dot_gv_enter();
     Agraph_t *G = pyprof__dot_open();
     if (!G) {
         rc = pyprof__dot_gv_fail(err, "cannot create a graph");
@@ -402,7 +420,7 @@ pyprof_dot_render(pyprof_profile *p, const pyprof_dot_options *opts, pyprof_outp
     }
     if (G)
         agclose(G);
-    pyprof__dot_gv_capture_end();
+    pyprof__dot_gv_leave();
 out:
     pyprof__dot_graph_free(&g);
     return rc;

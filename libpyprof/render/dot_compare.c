@@ -280,7 +280,7 @@ pyprof_dot_render_compare(pyprof_profile *base, pyprof_profile *other_p,
         goto out;
     }
     pyprof__dot_theme(&t, o->colormap, o->skew);
-    pyprof__dot_gv_capture_begin();
+    pyprof__dot_gv_enter();
     Agraph_t *G = pyprof__dot_open();
     if (!G)
         rc = pyprof__dot_gv_fail(err, "cannot create a graph");
@@ -290,7 +290,7 @@ pyprof_dot_render_compare(pyprof_profile *base, pyprof_profile *other_p,
         rc = pyprof__dot_emit(G, o, out, err);
     if (G)
         agclose(G);
-    pyprof__dot_gv_capture_end();
+    pyprof__dot_gv_leave();
 out:
     if (idx)
         for (size_t i = 0; i < gb.nfns; i++)

@@ -88,14 +88,16 @@ void pyprof__dot_graph_free(dot_graph *g);
 
 struct Agraph_s;
 /* A new directed graph whose agwrite goes to the pyprof_output given as the
- * channel, with Graphviz errors to be collected by dot_gv_capture_*. */
+ * channel (between pyprof__dot_gv_enter and _leave). */
 struct Agraph_s *pyprof__dot_open(void);
 /* Write `G` as DOT, or lay it out and render it, as opts->type says. */
 int pyprof__dot_emit(struct Agraph_s *G, const pyprof_dot_options *o, pyprof_output *out,
                      pyprof_error *err);
 int pyprof__dot_check_options(const pyprof_dot_options *o, pyprof_error *err);
-void pyprof__dot_gv_capture_begin(void);
-void pyprof__dot_gv_capture_end(void);
+/* Take Graphviz for this thread alone, its errors collected for
+ * pyprof__dot_gv_fail; give it back. */
+void pyprof__dot_gv_enter(void);
+void pyprof__dot_gv_leave(void);
 int pyprof__dot_gv_fail(pyprof_error *err, const char *what);
 
 /* ---- style (dot_style.c) ---------------------------------------------------- */

@@ -11,9 +11,10 @@
  *
  * The graph is built with Graphviz cgraph and written with agwrite (DOT) or
  * laid out and rendered with gvc (PNG, SVG, PDF).  Graphviz is not
- * thread-safe: render from one thread at a time.  The first image loads
- * Graphviz's plugins into one context that the process keeps (Graphviz
- * cannot safely make a second one after freeing the first).
+ * thread-safe, so the library lets one thread at a time into it: threads
+ * that draw call graphs at once take turns for that part.  The first image
+ * loads Graphviz's plugins into one context that the process keeps
+ * (Graphviz cannot safely make a second one after freeing the first).
  */
 #ifndef PYPROF_DOT_H
 #define PYPROF_DOT_H
