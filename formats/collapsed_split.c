@@ -72,9 +72,6 @@ read_halves(reader *a, uint64_t mid, bool *done)
     if (pyprof__input_open_range(&b.in, a->in, mid, UINT64_MAX, &berr) < 0 ||
         pyprof__input_set_end(a->in, mid) < 0)
         goto one_pass;
-    /* number parsing creates the C locale once, on first use: not on two
-     * threads at the same time */
-    (void)pyprof__strtod_c("0", NULL);
     if (pthread_create(&th, NULL, read_half, &b) != 0) {
         pyprof__input_set_end(a->in, UINT64_MAX);
         goto one_pass;

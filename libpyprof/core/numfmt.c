@@ -10,20 +10,36 @@
 
 #include <locale.h>
 #include <math.h>
+#if defined(HAVE_PTHREAD)
+#include <pthread.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "pyprof_int.h"
 
+/* The C locale object, made on first use and kept for the process's
+ * lifetime.  First uses can come on several threads at once (the two
+ * halves of a split read, or a host's threads), hence pthread_once. */
+static locale_t c_loc = (locale_t)0;
+
+static void
+make_c_locale(void)
+{
+    c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
 static locale_t
 c_locale(void)
 {
-    /* Created once and kept for the process's lifetime; a race between two
-     * first calls at worst creates it twice and leaks one copy. */
-    static locale_t loc = (locale_t)0;
-    if (!loc)
-        loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-    return loc;
+#if defined(HAVE_PTHREAD)
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_c_locale);
+#else
+    if (!c_loc)
+        make_c_locale();
+#endif
+    return c_loc;
 }
 
 int
