@@ -136,7 +136,8 @@ static const char *const fixtures[] = {
     "lprof/py311_p3.lprof",
     "mprofile/mprofile_20261122114124.dat",
     "mprofile/report.txt",
-    NULL, /* the fractional counts below */
+    NULL, /* the two inputs below: fractional counts, */
+    NULL, /* and a non-ASCII callgrind key */
 };
 
 /* Written by the test: counts with a fraction part, which a strtod of the
