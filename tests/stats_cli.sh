@@ -142,7 +142,7 @@ run a.pstats b.pstats
 check "two files: two header lines, in Stats(a, b) order" [ "$(head -n 2 out.txt | sed 's/.*    //' | tr '\n' ' ')" = "a.pstats b.pstats " ]
 run a.pstats sort time
 check "sort without a printing command prints the whole table at the end" grep -q 'Ordered by: internal time' out.txt
-if tap_comma_locale "$work/locale"; then
+if tap_comma_locale "$(pwd)/locale"; then
     LC_ALL=$TAP_COMMA "$T" a.pstats stats 2 >de.txt 2>/dev/null
     "$T" a.pstats stats 2 >c.txt
     check "numbers do not follow LC_NUMERIC ($TAP_COMMA)" cmp -s de.txt c.txt
