@@ -262,9 +262,10 @@ parse_pos(const char **s, int64_t *last)
     if (*q == '+' || *q == '-') {
         int neg = *q == '-';
         q++;
-        if (!parse_u64(&q, &v) || v > INT64_MAX)
+        /* a file can step past either end of int64_t: an error, not a wrap */
+        if (!parse_u64(&q, &v) || v > INT64_MAX ||
+            __builtin_add_overflow(*last, neg ? -(int64_t)v : (int64_t)v, last))
             return false;
-        *last += neg ? -(int64_t)v : (int64_t)v;
     } else {
         if (!parse_u64(&q, &v) || v > INT64_MAX)
             return false;

@@ -574,6 +574,10 @@ test_reader_errors(void)
          "events: ns\nfn=a\ncfn=b\ncalls=9223372036854775807 1\n1 5\n"
          "cfn=b\ncalls=9223372036854775807 1\n1 5\n",
          8, "call counts that add up past 2^63 (fuzz_callgrind)"},
+        {"callgrind", "events: ns\nfn=a\n9223372036854775807 1\n+2 1\n", 4,
+         "a relative position past 2^63 - 1 (fuzz_callgrind)"},
+        {"callgrind", "events: ns\nfn=a\n-9223372036854775807 1\n-2 1\n", 4,
+         "a relative position below -2^63"},
         {"speedscope", "{}", 0, "no $schema"},
         {"speedscope", "{\"$schema\": \"x", 0, "truncated JSON"},
     };
