@@ -103,8 +103,7 @@ find_host_locales(char *built, size_t size)
         n += hosts[i].ok = switch_to(&hosts[i]);
     if (n == NHOSTS)
         return n;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(built, size, "%s/pyprof-locale-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf(built, size, "%s/pyprof-locale-XXXXXX", tap_tmpdir());
     if (!mkdtemp(built)) {
         built[0] = '\0';
         return n;
@@ -158,9 +157,7 @@ static const char latin1_key[] = "# callgrind format\n"
 static void
 temp_input(char *path, size_t size, const char *suffix, const char *text)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(path, size, "%s/pyprof-t-locale-%ld%s", tmp && *tmp ? tmp : "/tmp", (long)getpid(),
-             suffix);
+    snprintf(path, size, "%s/pyprof-t-locale-%ld%s", tap_tmpdir(), (long)getpid(), suffix);
     tap_write_file(path, text, strlen(text));
 }
 

@@ -58,10 +58,8 @@ static transcript want[NIN];
 static char *
 plain_timeline(void)
 {
-    const char *tmp = getenv("TMPDIR");
     char path[4096];
-    snprintf(path, sizeof(path), "%s/pyprof-t-threads-%ld.dat", tmp && *tmp ? tmp : "/tmp",
-             (long)getpid());
+    snprintf(path, sizeof(path), "%s/pyprof-t-threads-%ld.dat", tap_tmpdir(), (long)getpid());
     tap_buf b = {0};
     tap_buf_puts(&b, "CMDLINE python3 work.py\n");
     for (int i = 0; i < 4000; i++) {

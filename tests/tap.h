@@ -163,6 +163,14 @@ tap_buf_puts(tap_buf *b, const char *s)
     tap_buf_put(b, s, strlen(s));
 }
 
+/* Where a test puts files of its own: $TMPDIR, else /tmp. */
+static inline const char *
+tap_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
 /* Directory holding the fixtures: $top_srcdir/tests/fixtures. */
 static inline const char *
 tap_fixture(const char *rel)
