@@ -576,6 +576,8 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
     bool one_thread = opts && opts->version >= 2 && opts->threads == 1;
     double elide = opts && opts->version >= 3 ? opts->stack_elide_below : 0;
     r.lazy = elide > 0 && elide < INFINITY && r.dialect == D_FOLDED;
+    r.elide = elide;
+    r.start_at = pyprof_input_offset(r.in);
     r.text_tails = r.lazy && pyprof__input_rereadable(r.in);
     if (!u16 && !one_thread && (rc = pyprof__collapsed_read_split(&r, &done)) < 0)
         goto out;

@@ -91,23 +91,32 @@ typedef struct pyprof__collapsed_reader {
 
     /* Lazy reading (pyprof_read_options.stack_elide_below, collapsed_tail.c):
      * a stack's frames after its first one new to the tree are kept as a
-     * "tail" hanging from that node, until another stack needs to go below
-     * it.  tail_of[node] is the node's tail index + 1 (0: none).  A tail is
-     * a list of functions, then (text_tails: the input can be read again)
-     * the rest of its frames as where their text is in the file. */
+     * "tail" hanging from that node, and so are the frames below a node
+     * still too light to draw, until the weight through it says it may be
+     * drawn.  tail_of[node] is the first of the node's tails (index + 1, 0:
+     * none; each links to the next), tail_w[node] their weight.  A node
+     * has tails or children, never both.  A tail is a list of functions,
+     * then (text_tails: the input can be read again) the rest of its
+     * frames as where their text is in the file. */
     bool lazy, text_tails;
     struct tail {
         pyprof_id *funcs;  /* the first frames below `node`, outermost first (in a chunk) */
         uint32_t n;        /* how many */
         uint32_t text_len; /* then the rest: text_len bytes of frames at file offset text_at */
         uint64_t text_at;
-        pyprof_id node; /* PYPROF_NONE once the tail is all in the tree */
+        pyprof_id node; /* PYPROF_NONE once the tail is all in the tree, or elided */
+        uint32_t next;  /* the node's next tail (index + 1, 0: none) */
         uint64_t path;  /* path hash of `node` */
         double w;       /* the stack's weight (every metric) */
     } * tails;
     size_t ntails, tails_cap;
     uint32_t *tail_of;
+    double *tail_w;
     size_t tail_of_cap;
+    double elide;              /* the read's stack_elide_below */
+    double defer_sum;          /* the weight of the stacks deferred so far */
+    double light_limit;        /* below this, the weight through a node keeps it light */
+    uint64_t start_at;         /* the input offset this reader started at */
     struct tail_chunk *chunks; /* tail functions: blocks that never move */
     char *tbuf;                /* tail text read again */
     size_t tbuf_cap;
@@ -170,9 +179,9 @@ pyprof__path_find(const reader *r, const pyprof_stack_node *nodes, uint64_t h, p
     }
 }
 
-/* Put the first frame of the tail of `at` in the tree and hang the rest
- * from it. */
-int pyprof__collapsed_tail_push(reader *r, pyprof_id at);
+/* Put the first frame of each tail of `at` in the tree (so `at` has
+ * children and no tails) and hang the rest of each from it. */
+int pyprof__collapsed_tails_push(reader *r, pyprof_id at);
 /* Walk tail t's frames down from `parent` (path hash `ph`), pushing tails
  * down and adding nodes as a stack's frames are (for b's tails in a merge). */
 int pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph);
@@ -194,13 +203,14 @@ int pyprof__tail_new(pyprof__collapsed_reader *r, pyprof_id node, pyprof_id *fun
                      uint64_t text_at, size_t text_len, double w, uint64_t path, bool copy);
 /* Room for n functions in a chunk: valid until the reader is freed. */
 pyprof_id *pyprof__tail_room(pyprof__collapsed_reader *r, size_t n);
-/* Move tail index `ti` to `node`, with funcs and path already updated. */
+/* Hang tail index `ti` (funcs and path already updated) from `node`. */
 int pyprof__tail_move(pyprof__collapsed_reader *r, uint32_t ti, pyprof_id node);
 /* Take over the chunks of b (after a merge that moved b's tails to a). */
 void pyprof__tails_adopt(pyprof__collapsed_reader *a, pyprof__collapsed_reader *b);
 void pyprof__tails_free(pyprof__collapsed_reader *r);
-/* End of a lazy read: the tails lighter than `fraction` of all tails'
- * weight are elided (pyprof_stack_elided), the others put in the tree. */
+/* End of a lazy read: the frames below nodes too light to be drawn at
+ * `fraction` are elided (pyprof_stack_elided), the other tails put in the
+ * tree. */
 int pyprof__collapsed_tails_finish(pyprof__collapsed_reader *r, double fraction);
 
 /* Free what the reader allocated (not the profile). */

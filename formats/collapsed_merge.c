@@ -113,7 +113,7 @@ pyprof__collapsed_merge(reader *a, reader *b)
             /* a's tail under parent comes first (its stack was read first) */
             if (parent != PYPROF_NONE && pyprof__tail_at(a, parent)) {
                 size_t from = pyprof_profile_stack_count(a->p);
-                if ((rc = pyprof__collapsed_tail_push(a, parent)) < 0 ||
+                if ((rc = pyprof__collapsed_tails_push(a, parent)) < 0 ||
                     (rc = mark_findable(&later, old, from, pyprof_profile_stack_count(a->p))) < 0)
                     goto out;
             }
@@ -156,6 +156,7 @@ pyprof__collapsed_merge(reader *a, reader *b)
     a->two_counts |= b->two_counts;
     a->root_self += b->root_self;
     a->weight_sum += b->weight_sum;
+    a->defer_sum += b->defer_sum;
 out:
     pyprof__free(fmap);
     pyprof__free(nmap);

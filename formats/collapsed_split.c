@@ -64,7 +64,11 @@ read_halves(reader *a, uint64_t mid, bool *done)
 {
     int rc;
     pyprof_error berr = PYPROF_ERROR_INIT;
-    reader b = {.err = &berr, .dialect = a->dialect, .lazy = a->lazy, .text_tails = a->text_tails};
+    reader b = {.err = &berr,
+                .dialect = a->dialect,
+                .lazy = a->lazy,
+                .text_tails = a->text_tails,
+                .elide = a->elide};
     pthread_t th;
     void *failed = NULL;
     if ((rc = pyprof_profile_new(&b.p)) < 0)
@@ -72,6 +76,7 @@ read_halves(reader *a, uint64_t mid, bool *done)
     if (pyprof__input_open_range(&b.in, a->in, mid, UINT64_MAX, &berr) < 0 ||
         pyprof__input_set_end(a->in, mid) < 0)
         goto one_pass;
+    b.start_at = pyprof_input_offset(b.in);
     if (pthread_create(&th, NULL, read_half, &b) != 0) {
         pyprof__input_set_end(a->in, UINT64_MAX);
         goto one_pass;

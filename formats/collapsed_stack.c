@@ -11,7 +11,8 @@
  * million nodes is never built while reading; and each lookup is split
  * into steps that each prefetch what the whole line needs, so that the
  * cache misses of a line overlap.  A lazy read (for flame graphs) also
- * stops building a stack at its first new frame: see collapsed_tail.c.
+ * stops building a stack at its first new frame, or at the first node still
+ * too light to draw: see collapsed_tail.c.
  * What two threads read of one file is joined in collapsed_merge.c.
  */
 #include "config.h"
@@ -214,8 +215,8 @@ add_self(reader *r, pyprof_id node, double w0, double w1)
 /* Frames of a new tail that are looked up at once when its text can be
  * read again: pushes mostly take a tail's first few frames, and a pread
  * costs as much as looking up a dozen frames.  On the 1 GB benchmark file
- * 4 frames leave 31,000 tails to read again, 6 leave 12,000, 8 leave 3,500
- * (of 500,000), and 6 was the fastest. */
+ * 4 frames make 20,000 of the 550,000 pushes read text again, 6 make
+ * 11,000, 8 make 6,500, and 6 was as fast as any. */
 static size_t tail_known = 6;
 /* Frames a tail's text is split into when it is read again: a tail that
  * is needed past its first frames is most often needed a few more down. */
@@ -292,32 +293,59 @@ tail_fill(reader *r, struct tail *t)
     return 0;
 }
 
-/* Put the first frame of the tail of `at` in the tree and hang the rest
- * from it.  The frame becomes at's only child: a stack that went below
- * `at` would have pushed the tail down already. */
+/* Put the first frame of each tail of `at` in the tree, and hang the rest
+ * of each from it: `at` gets children (found, or added in the order of its
+ * list) and keeps no tails. */
 int
-pyprof__collapsed_tail_push(reader *r, pyprof_id at)
+pyprof__collapsed_tails_push(reader *r, pyprof_id at)
 {
-    uint32_t ti = pyprof__tail_at(r, at) - 1;
-    pyprof_id node;
-    int rc;
-    if ((rc = tail_fill(r, &r->tails[ti])) < 0)
-        return rc;
-    struct tail t = r->tails[ti];
-    r->tail_of[at] = 0;
-    uint64_t h = pyprof__path_hash(t.path, t.funcs[0]);
-    if ((rc = pyprof__profile_stack_append(r->p, &node, at, t.funcs[0])) < 0 ||
-        (rc = path_put(r, h, node)) < 0)
-        return rc;
-    if (t.n == 1 && t.text_len == 0) {
-        r->tails[ti].node = PYPROF_NONE;
-        add_self(r, node, t.w, t.w);
-        return 0;
+    /* the list is newest first: turn it around, so that the children come
+     * in the order of the stacks, as one pass would add them (a flame
+     * chart draws them so) */
+    uint32_t next = 0;
+    for (uint32_t ti = pyprof__tail_at(r, at), after; ti; ti = after) {
+        after = r->tails[ti - 1].next;
+        r->tails[ti - 1].next = next;
+        next = ti;
     }
-    r->tails[ti].funcs = t.funcs + 1;
-    r->tails[ti].n = t.n - 1;
-    r->tails[ti].path = h;
-    return pyprof__tail_move(r, ti, node);
+    r->tail_of[at] = 0;
+    r->tail_w[at] = 0;
+    while (next) {
+        uint32_t ti = next - 1;
+        int rc;
+        if ((rc = tail_fill(r, &r->tails[ti])) < 0)
+            return rc;
+        struct tail t = r->tails[ti];
+        next = t.next;
+        uint64_t h = pyprof__path_hash(t.path, t.funcs[0]);
+        size_t nn;
+        pyprof_id node =
+            pyprof__path_find(r, pyprof_profile_stack_nodes(r->p, &nn), h, at, t.funcs[0]);
+        if (node == PYPROF_NONE &&
+            ((rc = pyprof__profile_stack_append(r->p, &node, at, t.funcs[0])) < 0 ||
+             (rc = path_put(r, h, node)) < 0))
+            return rc;
+        if (t.n == 1 && t.text_len == 0) {
+            r->tails[ti].node = PYPROF_NONE;
+            add_self(r, node, t.w, t.w);
+            continue;
+        }
+        r->tails[ti].funcs = t.funcs + 1;
+        r->tails[ti].n = t.n - 1;
+        r->tails[ti].path = h;
+        if ((rc = pyprof__tail_move(r, ti, node)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Whether a stack of weight w that goes below `node` leaves its frames
+ * there as a tail: the node has tails (no children), and with w the
+ * weight through it would still be too small to draw. */
+static inline bool
+stays_light(const reader *r, pyprof_id node, double w)
+{
+    return node != PYPROF_NONE && pyprof__tail_at(r, node) && r->tail_w[node] + w < r->light_limit;
 }
 
 /* One step down from *parent (PYPROF_NONE: the roots) to its child for
@@ -329,7 +357,7 @@ step_down(reader *r, pyprof_id *parent, uint64_t h, pyprof_id func, bool *fresh)
 {
     int rc;
     if (*parent != PYPROF_NONE && pyprof__tail_at(r, *parent) &&
-        (rc = pyprof__collapsed_tail_push(r, *parent)) < 0)
+        (rc = pyprof__collapsed_tails_push(r, *parent)) < 0)
         return rc;
     pyprof_id node = PYPROF_NONE;
     if (!*fresh && r->path_tab) {
@@ -358,6 +386,8 @@ pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t
             return rc;
         if (t.n == 0)
             break;
+        if (stays_light(r, parent, t.w))
+            return pyprof__tail_new(r, parent, t.funcs, t.n, t.text_at, t.text_len, t.w, ph, false);
         pyprof_id f = *t.funcs++;
         t.n--;
         ph = pyprof__path_hash(ph, f);
@@ -376,6 +406,42 @@ pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t
  * frame new to the tree (where a deferred stack stops). */
 #define WALK_AHEAD 8
 
+/* A frame of a walk's window: where its text is, its text's hash, its
+ * path's hash, its function. */
+struct ahead {
+    size_t start, end;
+    uint64_t text, path;
+    pyprof_id func;
+};
+
+/* Hang the stack's frames from fw[first] on (the rest of the window
+ * fw[0..n), then the frames after it) as a tail from `parent` (path hash
+ * ph), fw[first] being at `depth`: the functions of the window's frames
+ * and of a few frames more, then the text after those; all functions if
+ * the text cannot be read again. */
+static int
+defer_rest(reader *r, const char *s, size_t len, const struct ahead *fw, size_t first, size_t n,
+           pyprof_id parent, uint64_t ph, size_t depth, bool plain, double w)
+{
+    int rc;
+    size_t m = n - first, more = 0;
+    size_t rest = fw[n - 1].end < len ? fw[n - 1].end + 1 : len;
+    size_t want = !r->text_tails || len - rest > UINT32_MAX ? SIZE_MAX
+                  : m < tail_known                          ? tail_known - m
+                                                            : 0;
+    if (depth + m > r->frames_cap && (rc = grow_frames(r, depth + m)) < 0)
+        return rc;
+    for (size_t i = 0; i < m; i++)
+        r->ffunc[depth + i] = fw[first + i].func;
+    if (rest < len && want &&
+        (rc = rest_funcs(r, s, rest, len, depth + m, want, plain, &more, &rest)) < 0)
+        return rc;
+    if (m + more == 0 && rest == len)
+        return PYPROF_EINVAL; /* (no frame to defer: the callers never ask) */
+    uint64_t at = rest < len ? pyprof__input_offset_of(r->in, s + rest) : 0;
+    return pyprof__tail_new(r, parent, r->ffunc + depth, m + more, at, len - rest, w, ph, true);
+}
+
 /*
  * Walk the frames s[pos..len) down from `parent` (path hash `ph`, the
  * frames' first depth `depth`), pushing tails down on the way, and add the
@@ -389,11 +455,7 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
 {
     int rc;
     bool fresh = false; /* parent was just added: nothing under it to find */
-    struct ahead {
-        size_t start, end;
-        uint64_t text, path; /* hashes of the frame's text and of its path */
-        pyprof_id func;
-    } fw[WALK_AHEAD];
+    struct ahead fw[WALK_AHEAD];
     while (pos < len) {
         /* 1. the next frames' ends and text hashes; their frame-cache slots */
         size_t n = 0;
@@ -438,6 +500,9 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
         }
         /* 4. down the tree */
         for (size_t j = 0; j < n; j++) {
+            /* below a node still too light to draw, the rest waits there */
+            if (defer && stays_light(r, parent, w0))
+                return defer_rest(r, s, len, fw, j, n, parent, ph, depth, plain, w0);
             if ((rc = step_down(r, &parent, fw[j].path, fw[j].func, &fresh)) < 0)
                 return rc;
             if (cache) {
@@ -453,26 +518,8 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
             pos = fw[j].end + 1;
             if (fw[j].end == len) /* the last frame */
                 break;
-            if (fresh && defer) {
-                /* the rest: the functions of this window and of a few
-                 * frames more, then the text after those; all functions
-                 * if the text cannot be read again */
-                size_t m = n - j - 1, more = 0;
-                size_t rest = fw[n - 1].end < len ? fw[n - 1].end + 1 : len;
-                size_t want = !r->text_tails || len - rest > UINT32_MAX ? SIZE_MAX
-                              : m < tail_known                          ? tail_known - m
-                                                                        : 0;
-                if (depth + m > r->frames_cap && (rc = grow_frames(r, depth + m)) < 0)
-                    return rc;
-                for (size_t i = 0; i < m; i++)
-                    r->ffunc[depth + i] = fw[j + 1 + i].func;
-                if (rest < len && want &&
-                    (rc = rest_funcs(r, s, rest, len, depth + m, want, plain, &more, &rest)) < 0)
-                    return rc;
-                uint64_t at = rest < len ? pyprof__input_offset_of(r->in, s + rest) : 0;
-                return pyprof__tail_new(r, parent, r->ffunc + depth, m + more, at, len - rest, w0,
-                                        ph, true);
-            }
+            if (fresh && defer) /* the rest: a tail under the new node */
+                return defer_rest(r, s, len, fw, j + 1, n, parent, ph, depth, plain, w0);
         }
     }
     add_self(r, parent, w0, w1);
@@ -482,31 +529,47 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
 int
 pyprof__collapsed_tails_finish(reader *r, double fraction)
 {
-    double sum = 0;
-    for (size_t i = 0; i < r->ntails; i++)
-        if (r->tails[i].node != PYPROF_NONE)
-            sum += r->tails[i].w;
-    /* Each tail left is the only stack through its frames, so its weight
-     * is its own leaf's self weight: a flame graph's total is at least this
-     * sum.  Half the fraction keeps rounding from ever cutting a stack the
-     * graph would draw. */
-    double cut = fraction * sum / 2;
-    for (size_t i = 0; i < r->ntails; i++) {
-        int rc = 0;
-        pyprof_id at = r->tails[i].node;
-        if (at == PYPROF_NONE)
+    /* Each deferred stack had one weight, above zero, in every metric: the
+     * graph's total is at least their sum.  A node whose tails and own
+     * weight come to less than half the fraction of that cannot be drawn
+     * wide enough to show what is below it (the half keeps rounding from
+     * ever cutting a frame the graph would draw): its tails become elided
+     * weight.  Any other node with tails is opened, and its children are
+     * looked at in turn: they come after it in id order. */
+    double cut = fraction * r->defer_sum / 2;
+    for (pyprof_id at = 0; at < pyprof_profile_stack_count(r->p); at++) {
+        if (!pyprof__tail_at(r, at))
             continue;
-        if (r->tails[i].w < cut) {
-            rc = pyprof__profile_stack_elide(r->p, at, r->tails[i].w);
-            r->tail_of[at] = 0;
-            r->tails[i].node = PYPROF_NONE;
+        const pyprof_stack_node *nd = pyprof_profile_stack_node(r->p, at);
+        double own = nd->self[0] > nd->self[1] ? nd->self[0] : nd->self[1];
+        int rc;
+        if (r->tail_w[at] + (own > 0 ? own : 0) < cut) {
+            rc = pyprof__profile_stack_elide(r->p, at, r->tail_w[at]);
+            r->tail_of[at] = 0; /* (its tails are dropped with the list) */
+            r->tail_w[at] = 0;
+        } else {
+            rc = pyprof__collapsed_tails_push(r, at);
         }
-        while (rc == 0 && r->tails[i].node != PYPROF_NONE)
-            rc = pyprof__collapsed_tail_push(r, r->tails[i].node);
         if (rc < 0)
             return rc;
     }
     return 0;
+}
+
+/* The weight through a node below which stacks wait in tails there: half
+ * the elide fraction of the weight the reader expects of the whole file,
+ * from what it has read (the tails of a node that turns out heavier are
+ * put in the tree at the end, so any value gives the same graph; this one
+ * keeps the tree to the frames that may be drawn). */
+static double
+light_limit(const reader *r)
+{
+    double expect = r->defer_sum;
+    int64_t size = pyprof_input_file_size(r->in);
+    uint64_t done = pyprof_input_offset(r->in) - r->start_at;
+    if (size > 0 && done > 0 && (uint64_t)size > done)
+        expect *= (double)size / (double)done;
+    return r->elide / 2 * expect;
 }
 
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
@@ -549,8 +612,12 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     if (!plain)
         r->nonplain = true;
     if (r->lazy) { /* only stacks with one weight (in every metric) are deferred */
+        bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
+        if (defer)
+            r->defer_sum += w0;
+        r->light_limit = light_limit(r);
         rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PYPROF__PATH_ROOT_HASH, k, plain,
-                  w0 == w1 && w0 > 0 && w0 < INFINITY, w0, w1, true);
+                  defer, w0, w1, true);
         /* the next line can reuse only frames in the tree: keep the text up
          * to the separator after the last one (a deferred stack's tail is
          * half of a big file's bytes, and copying it here cost as much as

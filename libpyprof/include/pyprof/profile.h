@@ -249,13 +249,13 @@ unsigned pyprof_profile_stack_metrics(const pyprof_profile *p);
 /**
  * Weight left out below a node.  A profile read with
  * pyprof_read_options.stack_elide_below > 0 may lack the deepest frames of
- * its lightest stacks: each such stack is kept down to `node`, its first
- * frame shared with no other stack, and its weight (the same in every
- * metric) is recorded here instead of as the self weight of a chain of
- * nodes under `node`.  Subtree totals must add it; it is nobody's self
- * weight.  This is for drawing (a flame graph cannot show frames that
- * narrow); operations that need every frame (call graphs, merging,
- * writing stacks) fail with PYPROF_ECAPS on such a profile.
+ * its lightest stacks: such stacks are kept down to `node`, a frame too
+ * narrow to draw what is below it, and their weight (the same in every
+ * metric; one record may stand for several stacks) is recorded here instead
+ * of as the self weight of chains of nodes under `node`.  Subtree totals
+ * must add it; it is nobody's self weight.  This is for drawing (a flame graph cannot show frames
+ * that narrow); operations that need every frame (call graphs, merging, writing stacks) fail with
+ * PYPROF_ECAPS on such a profile.
  */
 typedef struct pyprof_stack_elided {
     pyprof_id node; /**< the deepest kept frame of the stacks left out */
