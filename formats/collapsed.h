@@ -113,6 +113,8 @@ typedef struct pyprof__collapsed_reader {
     uint32_t *tail_of;
     double *tail_w;
     size_t tail_of_cap;
+    uint32_t *tscratch; /* a list's tails, while they are pushed */
+    size_t tscratch_cap;
     double elide;              /* the read's stack_elide_below */
     double defer_sum;          /* the weight of the stacks deferred so far */
     double light_limit;        /* below this, the weight through a node keeps it light */

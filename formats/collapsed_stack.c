@@ -20,6 +20,9 @@
 #include <pyprof/flame.h>
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "collapsed.h"
 
@@ -108,13 +111,28 @@ common_prefix(const char *a, size_t na, const char *b, size_t nb)
 }
 
 /* True if s[0..n) is ASCII without NUL bytes (then it is valid UTF-8 as
- * it is, and needs no per-frame check); eight bytes at a time. */
+ * it is, and needs no per-frame check): 32 bytes at a time where SSE2 is
+ * there (every x86-64), else eight.  Every stack is checked whole, so this
+ * was a tenth of reading a big file, eight bytes at a time. */
 static bool
 plain_ascii(const char *s, size_t n)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     uint64_t acc = 0;
     size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    __m128i any = zero; /* high bit of a byte: >= 0x80, or NUL (compared) */
+    for (; i + 32 <= n; i += 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        any = _mm_or_si128(
+            any, _mm_or_si128(_mm_or_si128(a, b),
+                              _mm_or_si128(_mm_cmpeq_epi8(a, zero), _mm_cmpeq_epi8(b, zero))));
+    }
+    if (_mm_movemask_epi8(any))
+        return false;
+#endif
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
@@ -299,24 +317,26 @@ tail_fill(reader *r, struct tail *t)
 int
 pyprof__collapsed_tails_push(reader *r, pyprof_id at)
 {
-    /* the list is newest first: turn it around, so that the children come
-     * in the order of the stacks, as one pass would add them (a flame
-     * chart draws them so) */
-    uint32_t next = 0;
-    for (uint32_t ti = pyprof__tail_at(r, at), after; ti; ti = after) {
-        after = r->tails[ti - 1].next;
-        r->tails[ti - 1].next = next;
-        next = ti;
+    /* The list is newest first; the children must come in the order of
+     * the stacks, as one pass would add them (a flame chart draws them
+     * so).  Its tails are scattered, so it is read into r->tscratch
+     * first, a cache miss a tail that nothing can overlap, while the lists
+     * of functions they point to are asked for all at once. */
+    size_t n = 0;
+    for (uint32_t ti = pyprof__tail_at(r, at); ti; ti = r->tails[ti - 1].next) {
+        if (n == r->tscratch_cap && PYPROF_GROW(r->tscratch, r->tscratch_cap, n + 1) < 0)
+            return PYPROF_ENOMEM;
+        r->tscratch[n++] = ti - 1;
+        __builtin_prefetch(r->tails[ti - 1].funcs);
     }
     r->tail_of[at] = 0;
     r->tail_w[at] = 0;
-    while (next) {
-        uint32_t ti = next - 1;
+    while (n--) {
+        uint32_t ti = r->tscratch[n];
         int rc;
         if ((rc = tail_fill(r, &r->tails[ti])) < 0)
             return rc;
         struct tail t = r->tails[ti];
-        next = t.next;
         uint64_t h = pyprof__path_hash(t.path, t.funcs[0]);
         size_t nn;
         pyprof_id node =

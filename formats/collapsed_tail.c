@@ -156,6 +156,9 @@ pyprof__tails_free(reader *r)
     pyprof__free(r->tails);
     pyprof__free(r->tail_of);
     pyprof__free(r->tail_w);
+    pyprof__free(r->tscratch);
+    r->tscratch = NULL;
+    r->tscratch_cap = 0;
     pyprof__free(r->tbuf);
     r->tbuf = NULL;
     r->tbuf_cap = 0;

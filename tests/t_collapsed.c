@@ -240,6 +240,27 @@ test_encodings(void)
     TAP_OK(pyprof_profile_replacements(p) == 1, "the replacement is counted");
     pyprof_profile_free(p);
 
+    /* the reader checks whole stacks for plain ASCII 32 and 8 bytes at a
+     * time: a byte to repair at any place of a long stack is found */
+    static const size_t at[] = {0, 15, 16, 31, 32, 47, 63, 64, 70, 95, 99};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        char line[128], want[128];
+        memset(line, 'f', 100);
+        for (size_t k = 9; k < 100; k += 10)
+            line[k] = ';'; /* ten frames of nine bytes */
+        if (line[at[i]] == ';')
+            continue;
+        line[at[i]] = '\xFF';
+        snprintf(line + 100, sizeof line - 100, " 3\n");
+        p = read_str(line);
+        memcpy(want, line, at[i]);
+        snprintf(want + at[i], sizeof want - at[i], "\xEF\xBF\xBD%.*s", (int)(98 - at[i]),
+                 line + at[i] + 1);
+        TAP_OK(p && pyprof_profile_replacements(p) == 1 && self_of(p, want, 0) == 3,
+               "an invalid byte at %zu of a 99-byte stack is repaired", at[i]);
+        pyprof_profile_free(p);
+    }
+
     /* zstd-compressed input is decoded by the input layer */
     size_t cap = ZSTD_compressBound(sizeof simple);
     void *z = malloc(cap);
