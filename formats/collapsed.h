@@ -42,6 +42,40 @@ bool pyprof__frame_split(const char *s, size_t len, uint32_t shape, pyprof__fram
  * counts (differential), which the writer must avoid. */
 size_t pyprof__folded_count_start(const char *s, size_t len);
 
+/* The hash of frame text s[0..n) that the reader's frame cache is keyed
+ * by.  Frames are hashed by the tens of millions, most 30-60 bytes long:
+ * two lanes of 8-byte words, and the last bytes as one overlapping word,
+ * so that a 45-byte frame costs three multiplies in a row, where
+ * pyprof__hash_bytes chains ten (a word at a time, then a byte). */
+static inline uint64_t
+pyprof__frame_hash(const char *s, size_t n)
+{
+    const uint64_t k1 = 0xff51afd7ed558ccdull, k2 = 0xc4ceb9fe1a85ec53ull;
+    uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0x6a09e667f3bcc909ull, w = 0;
+    if (n < 8) {
+        memcpy(&w, s, n);
+        return pyprof__hash_mix(a, w);
+    }
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        uint64_t x, y;
+        memcpy(&x, s + i, 8);
+        memcpy(&y, s + i + 8, 8);
+        a = (a ^ x) * k1;
+        a ^= a >> 29;
+        b = (b ^ y) * k2;
+        b ^= b >> 29;
+    }
+    if (i + 8 <= n) {
+        memcpy(&w, s + i, 8);
+        a = (a ^ w) * k1;
+        a ^= a >> 29;
+    }
+    memcpy(&w, s + n - 8, 8); /* the last 8 bytes (some may have been seen) */
+    b = (b ^ w) * k2;
+    return pyprof__hash_mix(a, b ^ (b >> 29));
+}
+
 /* ---- the reader (collapsed.c reads lines, collapsed_stack.c builds the tree) ---- */
 
 /* How many malformed line numbers the metadata keeps (the count is exact). */

@@ -90,7 +90,7 @@ pyprof__collapsed_merge(reader *a, reader *b)
         const char *t = pyprof_profile_string(pb, sid);
         size_t n = pyprof_profile_string_len(pb, sid);
         if ((rc = pyprof__collapsed_frame_func(a, &fmap[f], t, n, 0, true,
-                                               pyprof__hash_bytes(t, n))) < 0)
+                                               pyprof__frame_hash(t, n))) < 0)
             goto out;
     }
     /* Nodes in b's id order (= order of first appearance): found in a's

@@ -198,7 +198,7 @@ rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, size_t
         if (k >= r->frames_cap && (rc = grow_frames(r, k + 1)) < 0)
             return rc;
         r->fend[k] = (uint32_t)fe;
-        r->fhash[k] = plain ? pyprof__hash_bytes(s + pos, fe - pos) : 0;
+        r->fhash[k] = plain ? pyprof__frame_hash(s + pos, fe - pos) : 0;
         if (plain && r->fc)
             __builtin_prefetch(&r->fc[r->fhash[k] & r->fc_mask]);
         k++;
@@ -486,7 +486,7 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
                 return PYPROF_ELIMIT;
             fw[n].start = p;
             fw[n].end = fe;
-            fw[n].text = plain ? pyprof__hash_bytes(s + p, fe - p) : 0;
+            fw[n].text = plain ? pyprof__frame_hash(s + p, fe - p) : 0;
             if (plain && r->fc)
                 __builtin_prefetch(&r->fc[fw[n].text & r->fc_mask]);
             n++;
