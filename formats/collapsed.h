@@ -202,6 +202,8 @@ static inline pyprof_id
 pyprof__path_find(const reader *r, const pyprof_stack_node *nodes, uint64_t h, pyprof_id parent,
                   pyprof_id func)
 {
+    if (!r->path_tab) /* (nodes the merge added have no slots) */
+        return PYPROF_NONE;
     uint32_t tag = pyprof__path_tag(h);
     for (size_t j = tag & r->path_mask;; j = (j + 1) & r->path_mask) {
         uint64_t e = r->path_tab[j];
