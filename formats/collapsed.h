@@ -153,6 +153,7 @@ typedef struct pyprof__collapsed_reader {
     double defer_sum;          /* the weight of the stacks deferred so far */
     double light_limit;        /* below this, the weight through a node keeps it light */
     uint64_t start_at;         /* the input offset this reader started at */
+    uint64_t light_stops;      /* stacks left below a light node (a test hook counts them) */
     struct tail_chunk *chunks; /* tail functions: blocks that never move */
     char *tbuf;                /* tail text read again */
     size_t tbuf_cap;
@@ -281,5 +282,8 @@ uint64_t pyprof__collapsed_merges(void);
 void pyprof__collapsed_tail_text(size_t known, size_t fill);
 /* Test hook: bytes of tail text read again so far, all readers together. */
 uint64_t pyprof__collapsed_reread_bytes(void);
+/* Test hook: stacks left so far below a node still too light to draw, all
+ * readers together. */
+uint64_t pyprof__collapsed_light_stops(void);
 
 #endif

@@ -362,10 +362,21 @@ pyprof__collapsed_tails_push(reader *r, pyprof_id at)
 /* Whether a stack of weight w that goes below `node` leaves its frames
  * there as a tail: the node has tails (no children), and with w the
  * weight through it would still be too small to draw. */
-static inline bool
-stays_light(const reader *r, pyprof_id node, double w)
+static atomic_uint_least64_t light_stops; /* (for tests, on every thread) */
+
+uint64_t
+pyprof__collapsed_light_stops(void)
 {
-    return node != PYPROF_NONE && pyprof__tail_at(r, node) && r->tail_w[node] + w < r->light_limit;
+    return atomic_load_explicit(&light_stops, memory_order_relaxed);
+}
+
+static inline bool
+stays_light(reader *r, pyprof_id node, double w)
+{
+    if (node == PYPROF_NONE || !pyprof__tail_at(r, node) || !(r->tail_w[node] + w < r->light_limit))
+        return false;
+    r->light_stops++; /* (added to the test hook's count when the reader is freed) */
+    return true;
 }
 
 /* One step down from *parent (PYPROF_NONE: the roots) to its child for
@@ -728,6 +739,8 @@ pyprof__collapsed_reader_drop_lookups(reader *r)
 void
 pyprof__collapsed_reader_free(reader *r)
 {
+    atomic_fetch_add_explicit(&light_stops, r->light_stops, memory_order_relaxed);
+    r->light_stops = 0;
     pyprof__collapsed_reader_drop_lookups(r);
     pyprof__tails_free(r);
     pyprof__free(r->str_of_func);

@@ -242,6 +242,7 @@ check_file(const char *name0, const tap_buf *b, bool halves)
                split ? ", two halves" : "");
         pyprof_profile_free(lazy);
 
+        uint64_t stops = pyprof__collapsed_light_stops();
         for (size_t l = 0; l < sizeof looks / sizeof *looks; l++) {
             pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
             fo.width = looks[l].width;
@@ -259,6 +260,11 @@ check_file(const char *name0, const tap_buf *b, bool halves)
                 tap_diag("%s", d);
             pyprof_profile_free(cut);
         }
+        /* (the graphs above are worth checking only if stacks did stop
+         * below light nodes, to be pushed on or elided later) */
+        stops = pyprof__collapsed_light_stops() - stops;
+        TAP_OK(stops > 0, "%s%s: stacks waited below nodes still too light to draw (%llu times)",
+               name, split ? ", two halves" : "", (unsigned long long)stops);
     }
     pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
     pyprof_profile_free(whole);
