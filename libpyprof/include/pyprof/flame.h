@@ -94,9 +94,9 @@ int pyprof_flame_layout(pyprof_flame **out, pyprof_profile *p, const pyprof_flam
 
 /**
  * The pyprof_read_options.stack_elide_below a profile may be read with to
- * be drawn with `opts` (NULL: the defaults) and give the same graph: a stack
+ * be drawn with `opts` (NULL: the defaults) and give the same graph: a frame
  * lighter than that share of the samples is narrower than the minimum
- * width, and so are its frames that no other stack shares.  0 when the
+ * width, and so is everything below it.  0 when the
  * graph needs every frame (--reverse, minwidth 0).  The reader then skips
  * most of the work on big files of distinct stacks.  A differential graph
  * of two profiles (pyprof_profile_diff_stacks) needs every frame too.

@@ -38,14 +38,14 @@ typedef struct pyprof_read_options {
      *  and its stacks cut at other frames. */
     unsigned threads;
     /** Since version 3: 0 = read every frame (the default).  A fraction in
-     *  (0, 1): a reader may cut short a stack whose weight is below this
-     *  fraction of the summed weight of the stacks it cut or could have cut,
-     *  keeping it down to its first frame that no other stack shares (see
-     *  pyprof_stack_elided).  Drawing a flame graph needs only what is wide
-     *  enough to see: pyprof_flame_elide_fraction gives the fraction for a
-     *  graph's options.  Only the collapsed reader cuts, and only plain
-     *  files and memory of folded text; on a big file with stacks that are
-     *  all distinct it saves most of the work.  From a plain file or memory
+     *  (0, 1): a reader may cut short the stacks below a frame whose weight
+     *  (its own and all below it) is less than half this fraction of the
+     *  summed weight of the stacks it could cut, keeping them down to that
+     *  frame (see pyprof_stack_elided).  Drawing a flame graph needs only
+     *  what is wide enough to see: pyprof_flame_elide_fraction gives the
+     *  fraction for a graph's options.  Only the collapsed reader cuts,
+     *  and only plain files and memory of folded text; on a big file with
+     *  stacks that are all distinct it saves most of the work.  From a plain file or memory
      *  it may read parts of the input again before the read returns: a
      *  file whose size or modification time changed by then fails the read
      *  with PYPROF_EIO. */
