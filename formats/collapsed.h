@@ -128,7 +128,7 @@ typedef struct pyprof__collapsed_reader {
      * "tail" hanging from that node, and so are the frames below a node
      * still too light to draw, until the weight through it says it may be
      * drawn.  tail_of[node] is the first of the node's tails (index + 1, 0:
-     * none; each links to the next), tail_w[node] their weight.  A node
+     * none; each links to the next in tnext), tail_w[node] their weight.  A node
      * has tails or children, never both.  A tail is a list of functions,
      * then (text_tails: the input can be read again) the rest of its
      * frames as where their text is in the file. */
@@ -139,11 +139,15 @@ typedef struct pyprof__collapsed_reader {
         uint32_t text_len; /* then the rest: text_len bytes of frames at file offset text_at */
         uint64_t text_at;
         pyprof_id node; /* PYPROF_NONE once the tail is all in the tree, or elided */
-        uint32_t next;  /* the node's next tail (index + 1, 0: none) */
         uint64_t path;  /* path hash of `node` */
         double w;       /* the stack's weight (every metric) */
     } * tails;
     size_t ntails, tails_cap;
+    /* tnext[tail]: the node's next tail (index + 1, 0: none); apart from
+     * the tails, so that following a list reads 4 bytes a tail, mostly
+     * from the CPU caches, not 48 from memory */
+    uint32_t *tnext;
+    size_t tnext_cap;
     uint32_t *tail_of;
     double *tail_w;
     size_t tail_of_cap;

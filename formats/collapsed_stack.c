@@ -319,16 +319,18 @@ pyprof__collapsed_tails_push(reader *r, pyprof_id at)
 {
     /* The list is newest first; the children must come in the order of
      * the stacks, as one pass would add them (a flame chart draws them
-     * so).  Its tails are scattered, so it is read into r->tscratch
-     * first, a cache miss a tail that nothing can overlap, while the lists
-     * of functions they point to are asked for all at once. */
+     * so).  So it is read into r->tscratch first, which asks for its
+     * tails, scattered in memory, all at once; then for the lists of
+     * functions they point to. */
     size_t n = 0;
-    for (uint32_t ti = pyprof__tail_at(r, at); ti; ti = r->tails[ti - 1].next) {
+    for (uint32_t ti = pyprof__tail_at(r, at); ti; ti = r->tnext[ti - 1]) {
         if (n == r->tscratch_cap && PYPROF_GROW(r->tscratch, r->tscratch_cap, n + 1) < 0)
             return PYPROF_ENOMEM;
         r->tscratch[n++] = ti - 1;
-        __builtin_prefetch(r->tails[ti - 1].funcs);
+        __builtin_prefetch(&r->tails[ti - 1]);
     }
+    for (size_t i = n; i-- > 0;)
+        __builtin_prefetch(r->tails[r->tscratch[i]].funcs);
     r->tail_of[at] = 0;
     r->tail_w[at] = 0;
     while (n--) {

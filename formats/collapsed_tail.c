@@ -101,7 +101,7 @@ pyprof__tail_move(reader *r, uint32_t ti, pyprof_id node)
     if (rc < 0)
         return rc;
     r->tails[ti].node = node;
-    r->tails[ti].next = r->tail_of[node];
+    r->tnext[ti] = r->tail_of[node];
     r->tail_of[node] = ti + 1;
     r->tail_w[node] += r->tails[ti].w;
     return 0;
@@ -115,7 +115,8 @@ pyprof__tail_new(reader *r, pyprof_id node, pyprof_id *funcs, size_t n, uint64_t
         return PYPROF_EINVAL;
     if (n > UINT32_MAX || text_len > UINT32_MAX || r->ntails >= UINT32_MAX - 1)
         return PYPROF_ELIMIT;
-    if (PYPROF_GROW(r->tails, r->tails_cap, r->ntails + 1) < 0)
+    if (PYPROF_GROW(r->tails, r->tails_cap, r->ntails + 1) < 0 ||
+        PYPROF_GROW(r->tnext, r->tnext_cap, r->ntails + 1) < 0)
         return PYPROF_ENOMEM;
     if (n == 0)
         funcs = NULL; /* (not the caller's scratch: tail_fill sets it) */
@@ -165,6 +166,9 @@ pyprof__tails_free(reader *r)
     r->tbuf_cap = 0;
     r->tails = NULL;
     r->ntails = r->tails_cap = 0;
+    pyprof__free(r->tnext);
+    r->tnext = NULL;
+    r->tnext_cap = 0;
     r->tail_of = NULL;
     r->tail_w = NULL;
     r->tail_of_cap = 0;
