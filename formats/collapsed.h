@@ -138,7 +138,7 @@ typedef struct pyprof__collapsed_reader {
         uint32_t n;        /* how many */
         uint32_t text_len; /* then the rest: text_len bytes of frames at file offset text_at */
         uint64_t text_at;
-        pyprof_id node; /* PYPROF_NONE once the tail is all in the tree, or elided */
+        pyprof_id node; /* PYPROF_NONE once the tail is all in the tree */
         uint64_t path;  /* path hash of `node` */
         double w;       /* the stack's weight (every metric) */
     } * tails;

@@ -312,8 +312,8 @@ tail_fill(reader *r, struct tail *t)
 }
 
 /* Put the first frame of each tail of `at` in the tree, and hang the rest
- * of each from it: `at` gets children (found, or added in the order of its
- * list) and keeps no tails. */
+ * of each from it: `at` gets children (found, or added in the order of
+ * the tails' stacks) and keeps no tails. */
 int
 pyprof__collapsed_tails_push(reader *r, pyprof_id at)
 {
@@ -361,9 +361,6 @@ pyprof__collapsed_tails_push(reader *r, pyprof_id at)
     return 0;
 }
 
-/* Whether a stack of weight w that goes below `node` leaves its frames
- * there as a tail: the node has tails (no children), and with w the
- * weight through it would still be too small to draw. */
 static atomic_uint_least64_t light_stops; /* (for tests, on every thread) */
 
 uint64_t
@@ -372,6 +369,9 @@ pyprof__collapsed_light_stops(void)
     return atomic_load_explicit(&light_stops, memory_order_relaxed);
 }
 
+/* Whether a stack of weight w that goes below `node` leaves its frames
+ * there as a tail: the node has tails (no children), and with w the
+ * weight through it would still be too small to draw. */
 static inline bool
 stays_light(reader *r, pyprof_id node, double w)
 {
