@@ -375,7 +375,7 @@ pyprof__collapsed_light_stops(void)
 static inline bool
 stays_light(reader *r, pyprof_id node, double w)
 {
-    if (node == PYPROF_NONE || !pyprof__tail_at(r, node) || !(r->tail_w[node] + w < r->light_limit))
+    if (!pyprof__tail_at(r, node) || !(r->tail_w[node] + w < r->light_limit)) /* (roots: none) */
         return false;
     r->light_stops++; /* (added to the test hook's count when the reader is freed) */
     return true;
@@ -469,8 +469,6 @@ defer_rest(reader *r, const char *s, size_t len, const struct ahead *fw, size_t 
     if (rest < len && want &&
         (rc = rest_funcs(r, s, rest, len, depth + m, want, plain, &more, &rest)) < 0)
         return rc;
-    if (m + more == 0 && rest == len)
-        return PYPROF_EINVAL; /* (no frame to defer: the callers never ask) */
     uint64_t at = rest < len ? pyprof__input_offset_of(r->in, s + rest) : 0;
     return pyprof__tail_new(r, parent, r->ffunc + depth, m + more, at, len - rest, w, ph, true);
 }

@@ -45,10 +45,10 @@ typedef struct pyprof_read_options {
      *  what is wide enough to see: pyprof_flame_elide_fraction gives the
      *  fraction for a graph's options.  Only the collapsed reader cuts,
      *  and only plain files and memory of folded text; on a big file with
-     *  stacks that are all distinct it saves most of the work.  From a plain file or memory
-     *  it may read parts of the input again before the read returns: a
-     *  file whose size or modification time changed by then fails the read
-     *  with PYPROF_EIO. */
+     *  stacks that are all distinct it saves most of the work.  From a
+     *  plain file or memory it may read parts of the input again before
+     *  the read returns: a file whose size or modification time changed by
+     *  then fails the read with PYPROF_EIO. */
     double stack_elide_below;
 } pyprof_read_options;
 

@@ -253,9 +253,10 @@ unsigned pyprof_profile_stack_metrics(const pyprof_profile *p);
  * narrow to draw what is below it, and their weight (the same in every
  * metric; one record may stand for several stacks) is recorded here instead
  * of as the self weight of chains of nodes under `node`.  Subtree totals
- * must add it; it is nobody's self weight.  This is for drawing (a flame graph cannot show frames
- * that narrow); operations that need every frame (call graphs, merging, writing stacks) fail with
- * PYPROF_ECAPS on such a profile.
+ * must add it; it is nobody's self weight.  This is for drawing (a flame
+ * graph cannot show frames that narrow); operations that need every frame
+ * (call graphs, merging, writing stacks) fail with PYPROF_ECAPS on such a
+ * profile.
  */
 typedef struct pyprof_stack_elided {
     pyprof_id node; /**< the deepest kept frame of the stacks left out */
