@@ -71,12 +71,15 @@ place(uint64_t *slots, size_t mask, uint32_t tag, uint32_t id)
     slots[i] = (uint64_t)tag << 32 | ((uint64_t)id + 1);
 }
 
-/* Move every id into a table of `ncap` slots (a power of two). */
+/* Move every id into a table of `ncap` slots (a power of two).  Its zeros
+ * are written, not calloc'd: place() reads a slot before it stores, and
+ * the extra fault of each page cost a read on two threads a tenth of its
+ * time in TLB flushes (see pyprof__zalloc). */
 static int
 resize(pyprof__idtab *t, size_t ncap)
 {
     size_t cap = t->slots ? t->mask + 1 : 0;
-    uint64_t *ns = pyprof__calloc(ncap, sizeof(*ns));
+    uint64_t *ns = pyprof__zalloc(ncap, sizeof(*ns));
     if (!ns)
         return PYPROF_ENOMEM;
     for (size_t i = 0; i < cap; i++) {
