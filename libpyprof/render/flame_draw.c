@@ -15,6 +15,7 @@
 #include "flame_int.h"
 #include "scene.h"
 #include "svg_markup.h"
+#include "xml_load.h"
 
 static const char style_css[] =
     "#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
@@ -362,11 +363,14 @@ pyprof_render_flame(pyprof_profile *p, const pyprof_flame_options *opts, const c
     if (type && strcmp(type, "svg") != 0 && strcmp(type, "png") != 0)
         return pyprof_error_set(err, PYPROF_EINVAL, NULL, "flame", -1, 0,
                                 "unknown output type '%s' (svg or png)", type);
+    bool png = type && strcmp(type, "png") == 0;
+    pyprof__xml_preload *xml = png ? NULL : pyprof__xml_preload_start(); /* during the layout */
     pyprof_flame *f;
     int rc = pyprof_flame_layout(&f, p, opts, err);
+    pyprof__xml_preload_end(xml);
     if (rc < 0)
         return rc;
-    if (type && strcmp(type, "png") == 0)
+    if (png)
         rc = pyprof_flame_write_png(f, o, err);
     else
         rc = pyprof_flame_write_svg(f, o, err);

@@ -32,6 +32,14 @@ typedef struct pyprof__xml {
  * functions missing) *api is NULL and err says which; `name` is the
  * output being written, for the message. */
 int pyprof__xml_load(const pyprof__xml **api, const char *name, pyprof_error *err);
+/* A load started on a helper thread, for a caller that will write SVG
+ * after other work (pyprof_render_flame: the layout); NULL if threads are
+ * not available, and then the first pyprof__xml_load loads as before.
+ * _end waits for the helper (the load's outcome is what pyprof__xml_load
+ * reports) and frees the handle; it accepts NULL. */
+typedef struct pyprof__xml_preload pyprof__xml_preload;
+pyprof__xml_preload *pyprof__xml_preload_start(void);
+void pyprof__xml_preload_end(pyprof__xml_preload *h);
 /* For tests: load this library instead, if called before the first load. */
 void pyprof__xml_use(const char *soname);
 
