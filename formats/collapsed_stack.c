@@ -263,15 +263,16 @@ pyprof__collapsed_reread_bytes(void)
 }
 
 /* If tail t has no functions left but has text, read the text again and
- * turn its first frames into functions. */
+ * turn its first `frames` frames (or all, if fewer) into functions. */
 static int
-tail_fill(reader *r, struct tail *t)
+tail_fill(reader *r, struct tail *t, size_t frames)
 {
     if (t->n || !t->text_len)
         return 0;
     int rc;
     size_t len = 0, n, next, seps = 0, at = 0; /* separators seen in tbuf[0..at) */
-    for (size_t want = FILL_READ;; want *= 2) {
+    /* (all frames: all the text at once) */
+    for (size_t want = frames == SIZE_MAX ? t->text_len : FILL_READ;; want *= 2) {
         if (want > t->text_len)
             want = t->text_len;
         if (PYPROF_GROW(r->tbuf, r->tbuf_cap, want) < 0)
@@ -284,20 +285,20 @@ tail_fill(reader *r, struct tail *t)
             len = want;
             break;
         }
-        /* cut after the fill_frames-th separator, when the bytes hold it
+        /* cut after the frames-th separator, when the bytes hold it
          * (the bytes of earlier pieces were counted already) */
         const char *semi;
-        while (seps < fill_frames && (semi = memchr(r->tbuf + at, ';', want - at)) != NULL) {
+        while (seps < frames && (semi = memchr(r->tbuf + at, ';', want - at)) != NULL) {
             at = (size_t)(semi - r->tbuf) + 1;
             seps++;
         }
-        if (seps == fill_frames) {
+        if (seps == frames) {
             len = at; /* rest_funcs stops at the separator's frame: next = at */
             break;
         }
         len = want;
     }
-    if ((rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, fill_frames, plain_ascii(r->tbuf, len), &n,
+    if ((rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, frames, plain_ascii(r->tbuf, len), &n,
                          &next)) < 0)
         return rc;
     pyprof_id *f = pyprof__tail_room(r, n);
@@ -336,7 +337,7 @@ pyprof__collapsed_tails_push(reader *r, pyprof_id at)
     while (n--) {
         uint32_t ti = r->tscratch[n];
         int rc;
-        if ((rc = tail_fill(r, &r->tails[ti])) < 0)
+        if ((rc = tail_fill(r, &r->tails[ti], fill_frames)) < 0)
             return rc;
         struct tail t = r->tails[ti];
         uint64_t h = pyprof__path_hash(t.path, t.funcs[0]);
@@ -415,7 +416,7 @@ pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t
     int rc;
     bool fresh = false;
     for (;;) {
-        if ((rc = tail_fill(r, &t)) < 0)
+        if ((rc = tail_fill(r, &t, fill_frames)) < 0)
             return rc;
         if (t.n == 0)
             break;
@@ -557,6 +558,35 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
     return 0;
 }
 
+/* Put the one tail of `at` in the tree down to its last frame: a stack
+ * heavy enough on its own to be opened at every depth (a sample with a big
+ * count).  Pushing it one level per visit of the loop below gave the same
+ * nodes, each child its parent's only one, at several times the cost: on
+ * the 100 MB benchmark file such stacks were all but 71 of the 18,461
+ * pushes at the end of the read.  Its text is read again in one piece, and
+ * the new nodes get no path slots: nothing is looked up below them. */
+static int
+chain_down(reader *r, pyprof_id at)
+{
+    uint32_t ti = pyprof__tail_at(r, at) - 1;
+    r->tail_of[at] = 0;
+    r->tail_w[at] = 0;
+    struct tail t = r->tails[ti];
+    for (;;) {
+        int rc;
+        if ((rc = tail_fill(r, &t, SIZE_MAX)) < 0) /* all of it: every frame is needed */
+            return rc;
+        if ((rc = pyprof__profile_stack_append(r->p, &at, at, *t.funcs)) < 0)
+            return rc;
+        t.funcs++;
+        if (--t.n == 0 && t.text_len == 0)
+            break;
+    }
+    r->tails[ti].node = PYPROF_NONE;
+    add_self(r, at, t.w, t.w);
+    return 0;
+}
+
 int
 pyprof__collapsed_tails_finish(reader *r, double fraction)
 {
@@ -566,7 +596,8 @@ pyprof__collapsed_tails_finish(reader *r, double fraction)
      * wide enough to show what is below it (the half keeps rounding from
      * ever cutting a frame the graph would draw): its tails become elided
      * weight.  Any other node with tails is opened, and its children are
-     * looked at in turn: they come after it in id order. */
+     * looked at in turn: they come after it in id order.  (A node's only
+     * tail that is this heavy on its own goes down to its end at once.) */
     double cut = fraction * r->defer_sum / 2;
     for (pyprof_id at = 0; at < pyprof_profile_stack_count(r->p); at++) {
         if (!pyprof__tail_at(r, at))
@@ -578,6 +609,8 @@ pyprof__collapsed_tails_finish(reader *r, double fraction)
             rc = pyprof__profile_stack_elide(r->p, at, r->tail_w[at]);
             r->tail_of[at] = 0; /* (its tails are dropped with the list) */
             r->tail_w[at] = 0;
+        } else if (!r->tnext[r->tail_of[at] - 1] && !(r->tails[r->tail_of[at] - 1].w < cut)) {
+            rc = chain_down(r, at); /* one tail, wide enough at every depth */
         } else {
             rc = pyprof__collapsed_tails_push(r, at);
         }
