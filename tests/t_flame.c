@@ -448,6 +448,18 @@ test_scene(void)
     pyprof_flame_free(f);
 }
 
+/* n stacks "root;<prefix>NNN" with weights that keep every frame wide */
+static char *
+wide_text(const char *prefix, int n)
+{
+    size_t cap = (size_t)n * 40 + 1, len = 0;
+    char *s = malloc(cap);
+    for (int i = 0; s && i < n; i++)
+        len += (size_t)snprintf(s + len, cap - len, "root;%s%03d;leaf%d %d\n", prefix,
+                                (i * 7919) % n, i % 5, 100 + i);
+    return s;
+}
+
 #if defined(HAVE_PTHREAD)
 /* Layouts of distinct profiles on two threads at once (profile.h allows
  * it): each must come out as it does alone.  The layout once sorted a
@@ -487,18 +499,6 @@ lay_many(void *arg)
     return NULL;
 }
 
-/* n stacks "root;<prefix>NNN" with weights that keep every frame wide */
-static char *
-wide_text(const char *prefix, int n)
-{
-    size_t cap = (size_t)n * 40 + 1, len = 0;
-    char *s = malloc(cap);
-    for (int i = 0; s && i < n; i++)
-        len += (size_t)snprintf(s + len, cap - len, "root;%s%03d;leaf%d %d\n", prefix,
-                                (i * 7919) % n, i % 5, 100 + i);
-    return s;
-}
-
 static void
 test_threads(void)
 {
@@ -519,6 +519,37 @@ test_threads(void)
 }
 #endif
 
+/* A graph of 2,048 frames or more is written on two threads (the second
+ * half of its frames made apart, then put in place): the same bytes as the
+ * scene of the whole graph written in one go. */
+static void
+test_svg_halves(void)
+{
+    char *t = wide_text("f", 1500);
+    pyprof_flame *f = layout(t, NULL);
+    char *two = f ? svg_of(f) : NULL;
+    pyprof__scene *s = NULL;
+    pyprof_output *o;
+    pyprof_output_open_memory(&o, NULL);
+    int rc = f ? pyprof__flame_scene(f, true, &s) : -1;
+    if (rc == 0)
+        rc = pyprof__scene_write_svg(s, o, NULL);
+    size_t n = 0, groups = 0;
+    const unsigned char *one = pyprof_output_data(o, &n);
+    for (const char *q = two; q && (q = strstr(q, "<g><title>")) != NULL; q++)
+        groups++;
+    TAP_OK(f && pyprof_flame_frame_count(f) >= 2500 && groups == pyprof_flame_frame_count(f),
+           "a graph of %zu frames: a group with a tooltip each (%zu)",
+           f ? pyprof_flame_frame_count(f) : 0, groups);
+    TAP_OK(rc == 0 && two && strlen(two) == n && memcmp(two, one, n) == 0,
+           "...written in two halves: the bytes of its whole scene (%zu bytes)", n);
+    pyprof_output_abort(o);
+    pyprof__scene_free(s);
+    pyprof_flame_free(f);
+    free(two);
+    free(t);
+}
+
 int
 main(void)
 {
@@ -529,6 +560,7 @@ main(void)
     test_estimate();
     test_png();
     test_scene();
+    test_svg_halves();
 #if defined(HAVE_PTHREAD)
     test_threads();
 #endif

@@ -10,6 +10,9 @@
 #include "config.h"
 
 #include <math.h>
+#ifdef HAVE_PTHREAD
+#include <pthread.h>
+#endif
 #include <stdio.h>
 
 #include "flame_int.h"
@@ -299,9 +302,66 @@ pyprof__flame_scene(const pyprof_flame *f, bool interactive, pyprof__scene **out
     return flame_scene(f, interactive, true, out);
 }
 
-/* The frames go straight to the SVG as items on the stack: storing four
- * items and two strings a frame in the scene first cost as much as
- * writing them.  The bytes are those of pyprof__flame_scene's scene. */
+/* Frames [from, to) as SVG items: to the stream st, or else to piece pc.
+ * The items live on the stack: storing four items and two strings a frame
+ * in the scene first cost as much as writing them. */
+static void
+write_frames(const pyprof_flame *f, size_t from, size_t to, pyprof__svg_stream *st,
+             pyprof__svg_piece *pc)
+{
+    char tip[4096], lab[1024];
+    pyprof__item group = {.kind = PYPROF__ITEM_GROUP_BEGIN, .text = tip};
+    pyprof__item rect = {.kind = PYPROF__ITEM_RECT, .stroke = PYPROF__NO_COLOR, .rx = 2};
+    pyprof__item text = {.kind = PYPROF__ITEM_TEXT,
+                         .text = lab,
+                         .font_size = f->o.fontsize,
+                         .anchor = PYPROF__ANCHOR_START,
+                         .fill = PYPROF__RGB(0, 0, 0)};
+    pyprof__item group_end = {.kind = PYPROF__ITEM_GROUP_END};
+    const pyprof__item *items[] = {&group, &rect, &text, &group_end};
+    double ppu = (f->width - 2 * FLAME_XPAD) / f->total;
+    for (size_t i = from; i < to; i++) {
+        const pyprof_flame_frame *fr = &f->frames[i];
+        frame_texts(f, fr, ppu, tip, sizeof tip, lab, sizeof lab, &text.y);
+        rect.x = fr->x;
+        rect.y = fr->y;
+        rect.w = fr->w;
+        rect.h = fr->h;
+        rect.fill = PYPROF__RGB(fr->r, fr->g, fr->b);
+        text.x = fr->x + 3;
+        for (size_t k = 0; k < sizeof items / sizeof *items; k++) {
+            if (st)
+                pyprof__svg_stream_write(st, items[k]);
+            else
+                pyprof__svg_piece_write(pc, items[k]);
+        }
+    }
+}
+
+/* Below this many frames the second thread would save less than it costs
+ * to start (making a frame's markup takes about 0.4 us). */
+#define SPLIT_FRAMES 2048
+
+#ifdef HAVE_PTHREAD
+/* The second half of the frames, made on a helper thread into a piece that
+ * is put in the stream after the first half: the markup of a big graph
+ * (15,000 frames, 3.4 MB, from a 100 MB file) took 6.5 ms on one thread. */
+struct half {
+    const pyprof_flame *f;
+    size_t from;
+    pyprof__svg_piece *pc;
+};
+
+static void *
+write_half(void *arg)
+{
+    struct half *h = arg;
+    write_frames(h->f, h->from, h->f->nframes, NULL, h->pc);
+    return NULL;
+}
+#endif
+
+/* The bytes are those of pyprof__flame_scene's scene. */
 int
 pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *err)
 {
@@ -315,30 +375,27 @@ pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *er
     pyprof__scene_free(s);
     if (rc < 0)
         return rc;
-    char tip[4096], lab[1024];
-    pyprof__item group = {.kind = PYPROF__ITEM_GROUP_BEGIN, .text = tip};
-    pyprof__item rect = {.kind = PYPROF__ITEM_RECT, .stroke = PYPROF__NO_COLOR, .rx = 2};
-    pyprof__item text = {.kind = PYPROF__ITEM_TEXT,
-                         .text = lab,
-                         .font_size = f->o.fontsize,
-                         .anchor = PYPROF__ANCHOR_START,
-                         .fill = PYPROF__RGB(0, 0, 0)};
-    pyprof__item group_end = {.kind = PYPROF__ITEM_GROUP_END};
-    double ppu = (f->width - 2 * FLAME_XPAD) / f->total;
-    for (size_t i = 0; i < f->nframes; i++) {
-        const pyprof_flame_frame *fr = &f->frames[i];
-        frame_texts(f, fr, ppu, tip, sizeof tip, lab, sizeof lab, &text.y);
-        rect.x = fr->x;
-        rect.y = fr->y;
-        rect.w = fr->w;
-        rect.h = fr->h;
-        rect.fill = PYPROF__RGB(fr->r, fr->g, fr->b);
-        text.x = fr->x + 3;
-        pyprof__svg_stream_write(st, &group);
-        pyprof__svg_stream_write(st, &rect);
-        pyprof__svg_stream_write(st, &text);
-        pyprof__svg_stream_write(st, &group_end);
+    size_t mid = f->nframes;
+#ifdef HAVE_PTHREAD
+    struct half h = {f, f->nframes / 2, NULL};
+    pthread_t th;
+    if (f->nframes >= SPLIT_FRAMES && (h.pc = pyprof__svg_piece_new()) != NULL) {
+        if (pthread_create(&th, NULL, write_half, &h) == 0) {
+            mid = h.from;
+        } else {
+            pyprof__svg_piece_free(h.pc);
+            h.pc = NULL;
+        }
     }
+#endif
+    write_frames(f, 0, mid, st, NULL);
+#ifdef HAVE_PTHREAD
+    if (h.pc) {
+        pthread_join(th, NULL);
+        pyprof__svg_stream_put_piece(st, h.pc);
+    }
+#endif
+    pyprof__item group_end = {.kind = PYPROF__ITEM_GROUP_END};
     pyprof__svg_stream_write(st, &group_end); /* <g id="frames"> */
     return pyprof__svg_stream_close(st, err);
 }

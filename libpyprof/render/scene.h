@@ -147,6 +147,17 @@ int pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, py
                             pyprof_error *err);
 void pyprof__svg_stream_write(pyprof__svg_stream *st, const pyprof__item *it);
 int pyprof__svg_stream_close(pyprof__svg_stream *st, pyprof_error *err);
+/* Items made into SVG apart from a stream, on any thread (a second half of
+ * a flame graph's frames): _write adds one, with the bytes the stream's
+ * _write would give it between elements; _put_piece adds them all to the
+ * stream at its current place and frees the piece (a piece whose groups do
+ * not balance, or that ran out of memory, makes the stream fail); _free
+ * drops one unused.  A piece holds its bytes in memory until it is put. */
+typedef struct pyprof__svg_piece pyprof__svg_piece;
+pyprof__svg_piece *pyprof__svg_piece_new(void);
+void pyprof__svg_piece_write(pyprof__svg_piece *pc, const pyprof__item *it);
+void pyprof__svg_stream_put_piece(pyprof__svg_stream *st, pyprof__svg_piece *pc);
+void pyprof__svg_piece_free(pyprof__svg_piece *pc);
 /* Font start-up for PNG text on a helper thread (png_warmup.c): start it
  * before laying out a scene that will be written as PNG, with the family
  * the scene will use (and its most common text size, in pixels), and

@@ -82,6 +82,8 @@ struct w {
 static void
 flush(struct w *w)
 {
+    if (!w->x)
+        return; /* a piece (below) keeps its bytes until it is put in a stream */
     if (w->b.bad)
         w->bad = 1;
     else if (w->b.len && w->api->write_raw_len(w->x, BAD_CAST w->b.p, (int)w->b.len) < 0)
@@ -304,6 +306,8 @@ item(struct w *w, const pyprof__item *it)
         if (w->groups) {
             w->groups--;
             END(w, "g");
+        } else if (!w->x) { /* a piece closes only what it opened */
+            w->bad = 1;
         } else { /* not opened here: the writer knows what it closes */
             flush(w);
             end(w);
@@ -509,6 +513,47 @@ void
 pyprof__svg_stream_write(pyprof__svg_stream *st, const pyprof__item *it)
 {
     item(&st->w, it);
+}
+
+struct pyprof__svg_piece {
+    struct w w; /* no writer: item() only adds to w.b */
+};
+
+pyprof__svg_piece *
+pyprof__svg_piece_new(void)
+{
+    return pyprof__calloc(1, sizeof(pyprof__svg_piece));
+}
+
+void
+pyprof__svg_piece_write(pyprof__svg_piece *pc, const pyprof__item *it)
+{
+    item(&pc->w, it);
+}
+
+void
+pyprof__svg_stream_put_piece(pyprof__svg_stream *st, pyprof__svg_piece *pc)
+{
+    struct w *w = &st->w;
+    /* both between elements: the piece's bytes are what the stream's own
+     * item() calls would have added */
+    if (pc->w.bad || pc->w.b.bad || pc->w.groups || pc->w.open || w->open) {
+        w->bad = 1;
+    } else {
+        flush(w);
+        if (pc->w.b.len && w->api->write_raw_len(w->x, BAD_CAST pc->w.b.p, (int)pc->w.b.len) < 0)
+            w->bad = 1;
+    }
+    pyprof__svgbuf_free(&pc->w.b);
+    pyprof__free(pc);
+}
+
+void
+pyprof__svg_piece_free(pyprof__svg_piece *pc)
+{
+    if (pc)
+        pyprof__svgbuf_free(&pc->w.b);
+    pyprof__free(pc);
 }
 
 int
