@@ -136,6 +136,48 @@ test_sorting(void)
     pyprof_flame_free(f);
 }
 
+/* The default palette's colour of a name: hot, from erand48 seeded with
+ * the sum of the name's code points (see flame_color.c). */
+static void
+hot_of(const unsigned *cps, size_t n, int rgb[3])
+{
+    unsigned seed = 0;
+    for (size_t i = 0; i < n; i++)
+        seed += cps[i];
+    unsigned short x[3] = {0x330E, (unsigned short)(seed & 0xFFFF), (unsigned short)(seed >> 16)};
+    double v = erand48(x);
+    rgb[0] = 205 + (int)(50 * v), rgb[1] = (int)(230 * v), rgb[2] = (int)(55 * v);
+}
+
+/* Names of ASCII, of other characters, and of both, coloured by code
+ * points (not by bytes: the colour of "é" is that of U+00E9). */
+static void
+test_name_colours(void)
+{
+    static const struct {
+        const char *name;
+        unsigned cps[8];
+        size_t n;
+    } cases[] = {
+        {"run", {'r', 'u', 'n'}, 3},
+        {"caf\xc3\xa9", {'c', 'a', 'f', 0xE9}, 4},
+        {"\xe5\x8f\x96x", {0x53D6, 'x'}, 2},
+        {"a\xf0\x9f\x94\xa5" "b", {'a', 0x1F525, 'b'}, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "%s 1\n", cases[i].name);
+        pyprof_flame *f = layout(text, NULL);
+        const pyprof_flame_frame *fr = frame(f, cases[i].name, 1, 0);
+        int want[3];
+        hot_of(cases[i].cps, cases[i].n, want);
+        TAP_OK(fr && fr->r == want[0] && fr->g == want[1] && fr->b == want[2],
+               "colour of name %zu: rgb(%d,%d,%d) (drawn %d,%d,%d)", i, want[0], want[1], want[2],
+               fr ? fr->r : -1, fr ? fr->g : -1, fr ? fr->b : -1);
+        pyprof_flame_free(f);
+    }
+}
+
 static void
 test_options(void)
 {
@@ -556,6 +598,7 @@ main(void)
     test_simple();
     test_sorting();
     test_options();
+    test_name_colours();
     test_differential();
     test_estimate();
     test_png();

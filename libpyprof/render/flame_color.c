@@ -51,7 +51,10 @@ static double
 seeded_random(const char *name)
 {
     uint32_t seed = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p;)
+    const unsigned char *p = (const unsigned char *)name;
+    while (*p && *p < 0x80) /* an ASCII byte is its code point: most names are all ASCII */
+        seed += *p++;
+    while (*p)
         seed += next_cp(&p);
     unsigned short x[3] = {0x330E, (unsigned short)(seed & 0xFFFF), (unsigned short)(seed >> 16)};
     return erand48(x);
