@@ -11,6 +11,11 @@
 #                        labelled as such (a different run: compare with care)
 #   RUNS=N               runs per measurement, the median is kept (default 3)
 #   SIZES="1m 100m 1g"   which inputs
+# /usr/bin/time counts wall seconds in hundredths, and `wc -l` reads 100 MB
+# in about 0.02 s: a ratio to that could be off by half.  So each run of a
+# measurement on an input under 200 MB times REPS back-to-back runs of the
+# command (20 under 2 MB, else 10) and divides the times by REPS; its peak
+# memory is still the biggest of those runs.
 # Run by hand on a quiet machine; never part of make check.  pyprof-flame reads
 # a plain folded file of 32 MiB or more on two threads: its cpu s (user+sys,
 # both threads) then exceeds its wall s, and a busy machine slows it more.
@@ -33,14 +38,27 @@ trap 'rm -rf "$OUT"' EXIT
 [ -x "$TOOL" ] || { echo "bench/flame.sh: $TOOL not built" >&2; exit 2; }
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (wall times inflate on a busy machine; cpu s less so)"
 
-# median over RUNS of "wall user+sys peakKiB" for a command (stdout discarded)
+# REPS for an input file: back-to-back runs timed together (see above)
+reps_for() {
+    sz=$(wc -c < "$1")
+    if [ "$sz" -lt 2000000 ]; then echo 20
+    elif [ "$sz" -lt 200000000 ]; then echo 10
+    else echo 1; fi
+}
+
+# median over RUNS of "wall user+sys peakKiB" for a command (stdout
+# discarded), each run REPS back-to-back runs of it, times divided by REPS
 measure() {
     i=0
     : > "$OUT/times"
     while [ "$i" -lt "$RUNS" ]; do
-        /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" "$@" > /dev/null 2> "$OUT/err" || {
+        /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" sh -c '
+            n=$1; shift; k=0
+            while [ "$k" -lt "$n" ]; do "$@" > /dev/null || exit 1; k=$((k + 1)); done
+        ' sh "$REPS" "$@" 2> "$OUT/err" || {
             echo "bench/flame.sh: failed: $*" >&2; cat "$OUT/err" >&2; return 1; }
-        awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$OUT/t" >> "$OUT/times"
+        awk -v r="$REPS" '{printf "%.4f %.4f %s\n", $1 / r, ($2 + $3) / r, $4}' "$OUT/t" \
+            >> "$OUT/times"
         i=$((i + 1))
     done
     sort -n "$OUT/times" | awk -v n="$RUNS" 'NR == int((n + 1) / 2)'
@@ -60,10 +78,11 @@ for s in $SIZES; do
     f="$DATA/collapsed-syn-$s.folded"
     [ -r "$f" ] || { echo "bench/flame.sh: missing $f (run gen.sh)" >&2; continue; }
     cat "$f" > /dev/null # into the page cache first
+    REPS=$(reps_for "$f")
     wc=$(measure wc -l "$f") || continue
     us=$(measure "$TOOL" "$f" -o "$OUT/out.svg") || continue
     if [ -n "${FLAMEGRAPH_PL:-}" ]; then
-        fg=$(measure perl "$FLAMEGRAPH_PL" "$f")
+        fg=$(REPS=1 measure perl "$FLAMEGRAPH_PL" "$f")
         fglabel="flamegraph.pl"
     else
         fg=$(peer "$s")
@@ -79,7 +98,7 @@ for s in $SIZES; do
     echo "$us|$wc|$fg" | awk -F'|' -v i="$s" '{
         split($1, u, " "); split($2, w, " "); split($3, g, " ");
         printf "%-6s ratios: pyprof-flame / wc -l = %.1fx wall, %.1fx cpu", i,
-            u[1] / (w[1] > 0.001 ? w[1] : 0.001), u[2] / (w[2] > 0.001 ? w[2] : 0.001);
+            u[1] / (w[1] > 0.0001 ? w[1] : 0.0001), u[2] / (w[2] > 0.0001 ? w[2] : 0.0001);
         if (g[1] != "") printf ", flamegraph.pl / pyprof-flame = %.1fx wall, %.1fx memory",
             g[1] / u[1], g[3] / u[3];
         printf "\n" }'
@@ -91,6 +110,7 @@ real="$DATA/collapsed-real-1m.folded"
 if [ -r "$real" ] && [ -z "${NO_REAL:-}" ]; then
     i=0
     while [ $i -lt 100 ]; do cat "$real"; i=$((i + 1)); done > "$OUT/real100.folded"
+    REPS=$(reps_for "$OUT/real100.folded")
     wc=$(measure wc -l "$OUT/real100.folded")
     us=$(measure "$TOOL" "$OUT/real100.folded" -o "$OUT/out.svg")
     for row in "wc -l|$wc" "pyprof-flame|$us"; do
@@ -98,12 +118,13 @@ if [ -r "$real" ] && [ -z "${NO_REAL:-}" ]; then
             '{printf "%-6s %-16s %9s %9s %10.1f\n", "real100", t, $1, $2, $3 / 1024}'
     done
     echo "$us|$wc" | awk -F'|' '{ split($1, u, " "); split($2, w, " ");
-        printf "real100 ratios: pyprof-flame / wc -l = %.1fx wall\n", u[1] / (w[1] > 0.001 ? w[1] : 0.001) }'
+        printf "real100 ratios: pyprof-flame / wc -l = %.1fx wall\n", u[1] / (w[1] > 0.0001 ? w[1] : 0.0001) }'
 fi
 # pstats has no stacks: from pstats-large both tools draw stacks estimated
 # from caller ratios (each its own way), flameprof in Python
 pl="$DATA/pstats-large.pstats"
 if [ -r "$pl" ] && [ -z "${NO_PSTATS:-}" ]; then
+    REPS=$(reps_for "$pl")
     us=$(measure "$TOOL" "$pl" -o "$OUT/out.svg")
     echo "$us" | awk '{printf "%-6s %-16s %9s %9s %10.1f\n", "pstats", "pyprof-flame", $1, $2, $3 / 1024}'
     printf '%-6s %-16s %9s %9s %10.1f\n' pstats "flameprof*" 31 - 384
