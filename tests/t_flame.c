@@ -162,7 +162,7 @@ test_name_colours(void)
         {"run", {'r', 'u', 'n'}, 3},
         {"caf\xc3\xa9", {'c', 'a', 'f', 0xE9}, 4},
         {"\xe5\x8f\x96x", {0x53D6, 'x'}, 2},
-        {"a\xf0\x9f\x94\xa5" "b", {'a', 0x1F525, 'b'}, 3},
+        {"a\xf0\x9f\x94\xa5\x62", {'a', 0x1F525, 'b'}, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[64];
