@@ -284,6 +284,18 @@ test_dialects(void)
     char lab[256];
     pyprof_flame_frame_label(p, w, lab, sizeof lab);
     TAP_IS_STR(lab, "work (lib/x.py:20)", "py-spy frame text rebuilt exactly");
+    /* as snprintf: the whole length returned, the text cut to the buffer */
+    size_t sizes[] = {19, 18, 7, 1}, n;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        memset(lab, 'x', sizeof lab);
+        n = pyprof_flame_frame_label(p, w, lab, sizes[i]);
+        TAP_OK(n == 18 && strlen(lab) == sizes[i] - 1 &&
+                   strncmp(lab, "work (lib/x.py:20)", sizes[i] - 1) == 0,
+               "py-spy label into %zu bytes: %zu returned, \"%s\" written", sizes[i], n, lab);
+    }
+    lab[0] = 'x';
+    TAP_OK(pyprof_flame_frame_label(p, w, lab, 0) == 18 && lab[0] == 'x',
+           "...into 0 bytes: the length, nothing written");
     TAP_OK(func_named(p, "thread (0x1)") != PYPROF_NONE, "'thread (0x1)' stays a plain name");
     pyprof_profile_free(p);
 
