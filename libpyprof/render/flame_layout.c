@@ -29,6 +29,7 @@
 #include <math.h>
 
 #include "flame_int.h"
+#include "svg_markup.h"
 
 /* The walk reads the profile's own stack tree: local node 0 is the root
  * ("all"), local node k > 0 is profile node k - 1.  Per node it keeps only
@@ -474,13 +475,16 @@ emit_line(walk *w, size_t depth, double count, double delta, bool diff)
     return 0;
 }
 
-static void
+/* A count as flamegraph.pl's line would print it; its length.  Whole
+ * counts (nearly all) are formatted without printf: a big graph has a
+ * sort key for each of tens of thousands of lines. */
+static size_t
 count_str(char *buf, size_t size, double v)
 {
     if (v == floor(v) && fabs(v) < 1e15)
-        pyprof__snprintf_c(buf, size, "%.0f", v);
-    else
-        pyprof__snprintf_c(buf, size, "%.17g", v);
+        return pyprof__fmt_fixed0(buf, size, v);
+    pyprof__snprintf_c(buf, size, "%.17g", v);
+    return strlen(buf);
 }
 
 /* Items by key text; `keys` is the walk's key buffer (qsort_r's context,
@@ -517,18 +521,19 @@ push_level(walk *w, uint32_t node)
         for (int sub = 0; sub < 2; sub++) {
             if (sub ? !has_kids : !has_self(w, c))
                 continue;
-            char num[80] = "";
+            char num[80];
+            size_t numl = 0;
             if (!sub && !f->o.flamechart) {
-                char a[40], b[40];
-                count_str(b, sizeof b, sw);
                 if (f->differential) {
+                    char a[40], b[40];
                     count_str(a, sizeof a, self_b(w, c));
-                    snprintf(num, sizeof num, "%s %s", a, b);
+                    count_str(b, sizeof b, sw);
+                    numl = (size_t)snprintf(num, sizeof num, "%s %s", a, b);
                 } else {
-                    snprintf(num, sizeof num, "%s", b);
+                    numl = count_str(num, sizeof num, sw);
                 }
             }
-            size_t kl = f->o.flamechart ? 0 : nl + 1 + strlen(num);
+            size_t kl = f->o.flamechart ? 0 : nl + 1 + numl;
             if (PYPROF_GROW(w->keys, w->keys_cap, w->nkeys + kl + 1) < 0 ||
                 PYPROF_GROW(w->items, w->items_cap, w->nitems + 1) < 0)
                 return PYPROF_ENOMEM;
