@@ -92,10 +92,10 @@ preload(void *unused)
 #endif
 
 /* Loading maps libxml2 and what it needs (ICU, the C++ runtime) and
- * relocates them: 1-3 ms (2-3 ms measured in pyprof-flame), which a renderer that knows it will write SVG
- * can spend on the other core while it lays the graph out.  The first
- * pyprof__xml_load then finds the work done, or waits in pthread_once for
- * the helper to finish it. */
+ * relocates them: 2-3 ms measured in pyprof-flame, which a renderer that
+ * knows it will write SVG can spend on the other core while it lays the
+ * graph out.  The first pyprof__xml_load then finds the work done, or
+ * waits in pthread_once for the helper to finish it. */
 pyprof__xml_preload *
 pyprof__xml_preload_start(void)
 {
