@@ -118,7 +118,12 @@ void pyprof_flame_size(const pyprof_flame *f, double *width, double *height);
 /** The total (root width) in count units. */
 double pyprof_flame_total(const pyprof_flame *f);
 
-/** Write the layout as an interactive SVG. */
+/**
+ * Write the layout as an interactive SVG.  A graph of 2,048 frames or
+ * more has the markup of its second half made on a short-lived helper
+ * thread; it has ended by the time the call returns, and it never calls
+ * back into the caller.
+ */
 int pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *err);
 
 /** Write the layout as a PNG (cairo); PYPROF_EUNSUPPORTED without cairo. */
@@ -126,6 +131,9 @@ int pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error
 
 /**
  * Lay out and write in one call; `type` is "svg" or "png" (NULL: "svg").
+ * For SVG, the first call of a process loads libxml2 on a short-lived
+ * helper thread while it lays the graph out (ended before the call
+ * returns; see also pyprof_flame_write_svg).
  */
 int pyprof_render_flame(pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
                         pyprof_output *o, pyprof_error *err);
