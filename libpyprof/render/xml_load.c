@@ -20,6 +20,7 @@
 
 #ifdef HAVE_PTHREAD
 #include <pthread.h>
+#include <stdatomic.h>
 #endif
 
 #include "xml_load.h"
@@ -77,6 +78,14 @@ pyprof__xml_use(const char *name)
 
 #ifdef HAVE_PTHREAD
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static atomic_bool tried; /* load() has run: a preload has nothing to do */
+
+static void
+load_once(void)
+{
+    load();
+    atomic_store(&tried, true);
+}
 
 struct pyprof__xml_preload {
     pthread_t thread;
@@ -86,7 +95,7 @@ static void *
 preload(void *unused)
 {
     (void)unused;
-    pthread_once(&once, load);
+    pthread_once(&once, load_once);
     return NULL;
 }
 #endif
@@ -100,6 +109,8 @@ pyprof__xml_preload *
 pyprof__xml_preload_start(void)
 {
 #ifdef HAVE_PTHREAD
+    if (atomic_load(&tried))
+        return NULL; /* (no thread for nothing: every later graph) */
     pyprof__xml_preload *h = pyprof__malloc(sizeof *h);
     if (h && pthread_create(&h->thread, NULL, preload, NULL) != 0) {
         pyprof__free(h);
@@ -128,7 +139,7 @@ int
 pyprof__xml_load(const pyprof__xml **out, const char *name, pyprof_error *err)
 {
 #ifdef HAVE_PTHREAD
-    pthread_once(&once, load);
+    pthread_once(&once, load_once);
 #else
     static bool tried;
     if (!tried) {

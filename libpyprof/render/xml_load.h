@@ -34,7 +34,8 @@ typedef struct pyprof__xml {
 int pyprof__xml_load(const pyprof__xml **api, const char *name, pyprof_error *err);
 /* A load started on a helper thread, for a caller that will write SVG
  * after other work (pyprof_render_flame: the layout); NULL if threads are
- * not available, and then the first pyprof__xml_load loads as before.
+ * not available (the first pyprof__xml_load then loads as before) or the
+ * load has run already.
  * _end waits for the helper (the load's outcome is what pyprof__xml_load
  * reports) and frees the handle; it accepts NULL. */
 typedef struct pyprof__xml_preload pyprof__xml_preload;

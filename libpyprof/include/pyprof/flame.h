@@ -132,8 +132,9 @@ int pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error
 /**
  * Lay out and write in one call; `type` is "svg" or "png" (NULL: "svg").
  * For SVG, the first call of a process loads libxml2 on a short-lived
- * helper thread while it lays the graph out (ended before the call
- * returns; see also pyprof_flame_write_svg).
+ * helper thread while it lays the graph out; the thread has ended by the
+ * time the call returns, and later calls need none (see also
+ * pyprof_flame_write_svg).
  */
 int pyprof_render_flame(pyprof_profile *p, const pyprof_flame_options *opts, const char *type,
                         pyprof_output *o, pyprof_error *err);
