@@ -107,14 +107,8 @@ name_file_line(char *buf, size_t size, const pyprof_profile *p, const pyprof_fun
     const char *name = pyprof_profile_string(p, f->name);
     const char *file = pyprof_profile_string(p, f->file);
     size_t nn = pyprof_profile_string_len(p, f->name), fl = pyprof_profile_string_len(p, f->file);
-    char digits[24], *d = digits + sizeof digits;
-    uint64_t v = f->line < 0 ? 0 - (uint64_t)f->line : (uint64_t)f->line;
-    do
-        *--d = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    if (f->line < 0)
-        *--d = '-';
-    size_t dl = (size_t)(digits + sizeof digits - d), n = nn + 2 + fl + 1 + dl + 1;
+    char digits[24];
+    size_t dl = (size_t)(pyprof__fmt_i64(digits, f->line) - digits), n = nn + 2 + fl + 1 + dl + 1;
     if (n >= size || n > INT_MAX)
         return snprintf(buf, size, "%s (%s:%lld)", name, file, (long long)f->line);
     char *o = buf;
@@ -125,7 +119,7 @@ name_file_line(char *buf, size_t size, const pyprof_profile *p, const pyprof_fun
     memcpy(o, file, fl);
     o += fl;
     *o++ = ':';
-    memcpy(o, d, dl);
+    memcpy(o, digits, dl);
     o += dl;
     *o++ = ')';
     *o = '\0';

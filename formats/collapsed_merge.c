@@ -117,11 +117,9 @@ pyprof__collapsed_merge(reader *a, reader *b)
                     (rc = mark_findable(&later, old, from, pyprof_profile_stack_count(a->p))) < 0)
                     goto out;
             }
-            if (a->path_tab) {
-                size_t na;
-                node = pyprof__path_find(a, pyprof_profile_stack_nodes(a->p, &na), path[k], parent,
-                                         func);
-            }
+            size_t na;
+            node =
+                pyprof__path_find(a, pyprof_profile_stack_nodes(a->p, &na), path[k], parent, func);
         }
         if (node == PYPROF_NONE &&
             (rc = pyprof__profile_stack_append(a->p, &node, parent, func)) < 0)

@@ -394,7 +394,7 @@ step_down(reader *r, pyprof_id *parent, uint64_t h, pyprof_id func, bool *fresh)
         (rc = pyprof__collapsed_tails_push(r, *parent)) < 0)
         return rc;
     pyprof_id node = PYPROF_NONE;
-    if (!*fresh && r->path_tab) {
+    if (!*fresh) {
         size_t nn;
         node = pyprof__path_find(r, pyprof_profile_stack_nodes(r->p, &nn), h, *parent, func);
     }
@@ -723,7 +723,7 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
      *    frame is new to the tree, so are all frames under it: those need
      *    no lookup (most of the work on big files). */
     size_t i = k;
-    for (; i < nf && r->path_tab; i++) {
+    for (; i < nf; i++) {
         pyprof_id node = pyprof__path_find(r, nodes, r->fpath[i], parent, r->ffunc[i]);
         if (node == PYPROF_NONE)
             break;

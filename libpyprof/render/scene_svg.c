@@ -544,8 +544,7 @@ pyprof__svg_stream_put_piece(pyprof__svg_stream *st, pyprof__svg_piece *pc)
         if (pc->w.b.len && w->api->write_raw_len(w->x, BAD_CAST pc->w.b.p, (int)pc->w.b.len) < 0)
             w->bad = 1;
     }
-    pyprof__svgbuf_free(&pc->w.b);
-    pyprof__free(pc);
+    pyprof__svg_piece_free(pc);
 }
 
 void
