@@ -256,6 +256,11 @@ void pyprof__tails_free(pyprof__collapsed_reader *r);
  * tree. */
 int pyprof__collapsed_tails_finish(pyprof__collapsed_reader *r, double fraction);
 
+/* Set the light limit (see light_limit in collapsed_stack.c) to its value
+ * for the whole file, once every line has been read (by two halves that
+ * are being merged): their defer_sum is the weight it was estimating. */
+void pyprof__collapsed_light_limit_final(pyprof__collapsed_reader *r);
+
 /* Free what the reader allocated (not the profile). */
 void pyprof__collapsed_reader_free(reader *r);
 /* Free what only reading more lines needs (caches, lookup tables), keeping

@@ -636,6 +636,12 @@ light_limit(const reader *r)
     return r->elide / 2 * expect;
 }
 
+void
+pyprof__collapsed_light_limit_final(reader *r)
+{
+    r->light_limit = r->elide / 2 * r->defer_sum;
+}
+
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
 int
 pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1)

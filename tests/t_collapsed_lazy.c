@@ -400,6 +400,37 @@ test_random(void)
     free(b.s);
 }
 
+/* Two halves are merged with nodes light by the weight of the whole file.
+ * The first half's own estimate of that weight can be far too small: here
+ * the second half ends with one stack ten times as heavy as all the others
+ * together.  Merging by that estimate opened nodes that one pass leaves
+ * light (it has read the heavy stack by then): 1,392 nodes where one pass
+ * has 1,336.  By the whole file's weight the merge builds 1,338. */
+static void
+test_merge_weight(void)
+{
+    tap_buf b = {0};
+    random_file(&b, 3000, 10, false);
+    tap_buf_puts(&b, "main;heavy 30000\n");
+    tap_write_file(TMP, b.s, b.len);
+    free(b.s);
+    pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
+    fo.minwidth = 1; /* 1%: light below 30 samples for the first half, 330 for the whole */
+    fo.minwidth_percent = 1;
+    double f = pyprof_flame_elide_fraction(&fo);
+    pyprof_profile *one = load(f, false), *two = load(f, true);
+    size_t n1 = one ? pyprof_profile_stack_count(one) : 0;
+    size_t n2 = two ? pyprof_profile_stack_count(two) : 0;
+    TAP_OK(merged && n2 > 0 && n2 <= n1 + n1 / 100,
+           "two halves merged build the tree one pass builds, within 1%% (%zu nodes, %zu)", n2, n1);
+    char why[512];
+    const char *d = one && two ? layout_difference(one, two, &fo, why, sizeof why) : "no profile";
+    if (!TAP_OK(!d[0], "and draw the same frames"))
+        tap_diag("%s", d);
+    pyprof_profile_free(one);
+    pyprof_profile_free(two);
+}
+
 /* What needs every frame refuses a profile with cut stacks. */
 static void
 test_refusals(void)
@@ -456,6 +487,7 @@ int
 main(void)
 {
     test_random();
+    test_merge_weight();
     test_refusals();
     test_changed_file();
     test_deep_tail(100000, "", 1, "a stack 100,000 frames deep");
