@@ -56,4 +56,8 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/png_font.h \
 	libpyprof/render/png_font.c \
 	libpyprof/render/xml_load.h \
-	libpyprof/render/xml_load.c
+	libpyprof/render/xml_load.c \
+	libpyprof/render/lib_load.h \
+	libpyprof/render/lib_load.c \
+	libpyprof/render/cairo_load.h \
+	libpyprof/render/cairo_load.c

@@ -24,15 +24,10 @@
  */
 #include "config.h"
 
-#include <ft2build.h>
-#include FT_FREETYPE_H
-#include FT_MODULE_H /* FT_Reference_Library, FT_Done_Library */
-
-#include <cairo-ft.h>
-#include <cairo.h>
 #include <strings.h>
 #include <unistd.h>
 
+#include "cairo_load.h"
 #include "png_font.h"
 #include "scene.h"
 
@@ -70,8 +65,8 @@ static void
 face_done(void *arg)
 {
     ft_owned *o = arg;
-    FT_Done_Face(o->face);
-    FT_Done_Library(o->lib);
+    pyprof__ft.done_face(o->face);
+    pyprof__ft.done_library(o->lib);
     pyprof__free(o);
 }
 
@@ -81,16 +76,17 @@ open_face(FT_Library lib, const char *path)
     ft_owned *o = pyprof__malloc(sizeof *o);
     if (!o)
         return NULL;
-    if (FT_New_Face(lib, path, 0, &o->face) != 0) {
+    if (pyprof__ft.new_face(lib, path, 0, &o->face) != 0) {
         pyprof__free(o);
         return NULL;
     }
     o->lib = lib;
-    FT_Reference_Library(lib);
-    cairo_font_face_t *cf = cairo_ft_font_face_create_for_ft_face(o->face, 0);
-    if (cairo_font_face_status(cf) != CAIRO_STATUS_SUCCESS ||
-        cairo_font_face_set_user_data(cf, &face_key, o, face_done) != CAIRO_STATUS_SUCCESS) {
-        cairo_font_face_destroy(cf); /* without our callback: nothing of ours in it */
+    pyprof__ft.reference_library(lib);
+    cairo_font_face_t *cf = pyprof__cairo.ft_font_face_create_for_ft_face(o->face, 0);
+    if (pyprof__cairo.font_face_status(cf) != CAIRO_STATUS_SUCCESS ||
+        pyprof__cairo.font_face_set_user_data(cf, &face_key, o, face_done) !=
+            CAIRO_STATUS_SUCCESS) {
+        pyprof__cairo.font_face_destroy(cf); /* without our callback: nothing of ours in it */
         face_done(o);
         return NULL;
     }
@@ -103,7 +99,7 @@ pyprof__png_fonts_open(const char *family)
     if (!pyprof__png_fonts_known(family))
         return NULL;
     FT_Library lib;
-    if (FT_Init_FreeType(&lib) != 0)
+    if (pyprof__ft.init_freetype(&lib) != 0)
         return NULL;
     pyprof__png_fonts *f = pyprof__calloc(1, sizeof *f);
     if (f) {
@@ -114,7 +110,7 @@ pyprof__png_fonts_open(const char *family)
             f = NULL;
         }
     }
-    FT_Done_Library(lib); /* the faces hold their own references */
+    pyprof__ft.done_library(lib); /* the faces hold their own references */
     return f;
 }
 
@@ -130,6 +126,6 @@ pyprof__png_fonts_close(pyprof__png_fonts *f)
     if (!f)
         return;
     for (int i = 0; i < 2; i++)
-        cairo_font_face_destroy(f->face[i]); /* NULL is a no-op */
+        pyprof__cairo.font_face_destroy(f->face[i]); /* NULL is a no-op */
     pyprof__free(f);
 }

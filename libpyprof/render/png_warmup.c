@@ -20,12 +20,11 @@
  */
 #include "config.h"
 
-#include <cairo.h>
-
 #ifdef HAVE_PTHREAD
 #include <pthread.h>
 #endif
 
+#include "cairo_load.h"
 #include "png_font.h"
 #include "scene.h"
 
@@ -44,17 +43,20 @@ static void *
 warm(void *arg)
 {
     const pyprof__png_warmup *w = arg;
-    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
-    cairo_t *cr = cairo_create(surf);
+    if (!pyprof__cairo_ready())
+        return NULL; /* (the backend reports it) */
+    cairo_surface_t *surf = pyprof__cairo.image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *cr = pyprof__cairo.create(surf);
     /* as scene_png.c asks for text: family, normal slant and weight */
-    cairo_select_font_face(cr, w->family, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, w->size);
+    pyprof__cairo.select_font_face(cr, w->family, CAIRO_FONT_SLANT_NORMAL,
+                                   CAIRO_FONT_WEIGHT_NORMAL);
+    pyprof__cairo.set_font_size(cr, w->size);
     /* the scaled font (kept in cairo's cache of recent ones) with the
      * glyphs every plot has: tick labels */
-    cairo_move_to(cr, 0, 0);
-    cairo_show_text(cr, "0123456789.-");
-    cairo_destroy(cr);
-    cairo_surface_destroy(surf);
+    pyprof__cairo.move_to(cr, 0, 0);
+    pyprof__cairo.show_text(cr, "0123456789.-");
+    pyprof__cairo.destroy(cr);
+    pyprof__cairo.surface_destroy(surf);
     return NULL;
 }
 #endif

@@ -18,13 +18,13 @@
  */
 #include "config.h"
 
-#include <cairo.h>
 #include <math.h>
 
 #ifdef HAVE_PTHREAD
 #include <pthread.h>
 #endif
 
+#include "cairo_load.h"
 #include "png_font.h"
 #include "scene.h"
 
@@ -33,18 +33,18 @@
 static void
 set_color(cairo_t *cr, pyprof__rgba c)
 {
-    cairo_set_source_rgba(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0, c.a / 255.0);
+    pyprof__cairo.set_source_rgba(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0, c.a / 255.0);
 }
 
 static void
 stroke_style(cairo_t *cr, const pyprof__item *it)
 {
-    cairo_set_line_width(cr, it->stroke_width > 0 ? it->stroke_width : 1.0);
+    pyprof__cairo.set_line_width(cr, it->stroke_width > 0 ? it->stroke_width : 1.0);
     if (it->dashed) {
         static const double dflt[] = {4.0, 3.0};
-        cairo_set_dash(cr, it->dash[0] > 0 ? it->dash : dflt, 2, 0);
+        pyprof__cairo.set_dash(cr, it->dash[0] > 0 ? it->dash : dflt, 2, 0);
     } else {
-        cairo_set_dash(cr, NULL, 0, 0);
+        pyprof__cairo.set_dash(cr, NULL, 0, 0);
     }
     set_color(cr, it->stroke);
 }
@@ -55,9 +55,9 @@ path_points(cairo_t *cr, const pyprof__item *it)
     for (size_t i = 0; i < it->npoints; i++) {
         double x = it->points[2 * i], y = it->points[2 * i + 1];
         if (i == 0)
-            cairo_move_to(cr, x, y);
+            pyprof__cairo.move_to(cr, x, y);
         else
-            cairo_line_to(cr, x, y);
+            pyprof__cairo.line_to(cr, x, y);
     }
 }
 
@@ -72,7 +72,7 @@ static void
 set_antialias(cairo_t *cr, const pyprof__item *it)
 {
     if (it->coarse)
-        cairo_set_antialias(cr, CAIRO_ANTIALIAS_FAST);
+        pyprof__cairo.set_antialias(cr, CAIRO_ANTIALIAS_FAST);
 }
 
 /* `fonts`: the scene's family opened by file (png_font.c), else NULL and
@@ -82,26 +82,27 @@ draw_text(cairo_t *cr, const pyprof__scene *s, const pyprof__png_fonts *fonts,
           const pyprof__item *it)
 {
     if (fonts)
-        cairo_set_font_face(cr, pyprof__png_fonts_face(fonts, it->bold));
+        pyprof__cairo.set_font_face(cr, pyprof__png_fonts_face(fonts, it->bold));
     else
-        cairo_select_font_face(cr, pyprof__scene_font(s), CAIRO_FONT_SLANT_NORMAL,
-                               it->bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, it->font_size);
+        pyprof__cairo.select_font_face(cr, pyprof__scene_font(s), CAIRO_FONT_SLANT_NORMAL,
+                                       it->bold ? CAIRO_FONT_WEIGHT_BOLD
+                                                : CAIRO_FONT_WEIGHT_NORMAL);
+    pyprof__cairo.set_font_size(cr, it->font_size);
     cairo_text_extents_t ext;
-    cairo_text_extents(cr, it->text, &ext);
+    pyprof__cairo.text_extents(cr, it->text, &ext);
     double dx = 0;
     if (it->anchor == PYPROF__ANCHOR_MIDDLE)
         dx = -ext.x_advance / 2;
     else if (it->anchor == PYPROF__ANCHOR_END)
         dx = -ext.x_advance;
-    cairo_save(cr);
-    cairo_translate(cr, it->x, it->y);
+    pyprof__cairo.save(cr);
+    pyprof__cairo.translate(cr, it->x, it->y);
     if (it->rotate != 0)
-        cairo_rotate(cr, it->rotate * M_PI / 180.0);
-    cairo_move_to(cr, dx, 0);
+        pyprof__cairo.rotate(cr, it->rotate * M_PI / 180.0);
+    pyprof__cairo.move_to(cr, dx, 0);
     set_color(cr, it->fill);
-    cairo_show_text(cr, it->text);
-    cairo_restore(cr);
+    pyprof__cairo.show_text(cr, it->text);
+    pyprof__cairo.restore(cr);
 }
 
 /* The scene's rows [y0, y0 + rows) onto `surf`, an image surface of
@@ -111,73 +112,73 @@ static cairo_status_t
 draw_band(cairo_surface_t *surf, const pyprof__scene *s, double ht, int y0,
           pyprof__png_warmup *warm, const pyprof__png_fonts *fonts)
 {
-    cairo_t *cr = cairo_create(surf);
-    cairo_translate(cr, 0, -y0);
+    cairo_t *cr = pyprof__cairo.create(surf);
+    pyprof__cairo.translate(cr, 0, -y0);
 
     pyprof__rgba top, bottom;
     pyprof__scene_background(s, &top, &bottom);
-    cairo_pattern_t *bg = cairo_pattern_create_linear(0, 0, 0, ht);
-    cairo_pattern_add_color_stop_rgb(bg, 0.05, top.r / 255.0, top.g / 255.0, top.b / 255.0);
-    cairo_pattern_add_color_stop_rgb(bg, 0.95, bottom.r / 255.0, bottom.g / 255.0,
-                                     bottom.b / 255.0);
-    cairo_set_source(cr, bg);
-    cairo_paint(cr);
-    cairo_pattern_destroy(bg);
+    cairo_pattern_t *bg = pyprof__cairo.pattern_create_linear(0, 0, 0, ht);
+    pyprof__cairo.pattern_add_color_stop_rgb(bg, 0.05, top.r / 255.0, top.g / 255.0, top.b / 255.0);
+    pyprof__cairo.pattern_add_color_stop_rgb(bg, 0.95, bottom.r / 255.0, bottom.g / 255.0,
+                                             bottom.b / 255.0);
+    pyprof__cairo.set_source(cr, bg);
+    pyprof__cairo.paint(cr);
+    pyprof__cairo.pattern_destroy(bg);
 
-for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
-    const pyprof__item *it = pyprof__scene_item(s, i);
-    switch (it->kind) {
-    case PYPROF__ITEM_RECT:
-        cairo_new_path(cr);
-        cairo_rectangle(cr, it->x, it->y, it->w, it->h);
-        if (it->fill.a) {
-            set_color(cr, it->fill);
-            cairo_fill_preserve(cr);
-        }
-        if (it->stroke.a) {
+    for (size_t i = 0; i < pyprof__scene_item_count(s); i++) {
+        const pyprof__item *it = pyprof__scene_item(s, i);
+        switch (it->kind) {
+        case PYPROF__ITEM_RECT:
+            pyprof__cairo.new_path(cr);
+            pyprof__cairo.rectangle(cr, it->x, it->y, it->w, it->h);
+            if (it->fill.a) {
+                set_color(cr, it->fill);
+                pyprof__cairo.fill_preserve(cr);
+            }
+            if (it->stroke.a) {
+                stroke_style(cr, it);
+                pyprof__cairo.stroke_preserve(cr);
+            }
+            pyprof__cairo.new_path(cr);
+            break;
+        case PYPROF__ITEM_LINE:
+            pyprof__cairo.new_path(cr);
+            pyprof__cairo.move_to(cr, it->x, it->y);
+            pyprof__cairo.line_to(cr, it->w, it->h);
             stroke_style(cr, it);
-            cairo_stroke_preserve(cr);
+            pyprof__cairo.stroke(cr);
+            break;
+        case PYPROF__ITEM_POLYLINE:
+            pyprof__cairo.new_path(cr);
+            path_points(cr, it);
+            stroke_style(cr, it);
+            pyprof__cairo.set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+            set_antialias(cr, it);
+            pyprof__cairo.stroke(cr);
+            pyprof__cairo.set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+            break;
+        case PYPROF__ITEM_POLYGON:
+            pyprof__cairo.new_path(cr);
+            path_points(cr, it);
+            pyprof__cairo.close_path(cr);
+            set_color(cr, it->fill);
+            set_antialias(cr, it);
+            pyprof__cairo.fill(cr);
+            pyprof__cairo.set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+            break;
+        case PYPROF__ITEM_TEXT:
+            /* the font is (being) loaded on the helper: wait for it */
+            pyprof__png_warmup_wait(warm);
+            draw_text(cr, s, fonts, it);
+            break;
+        case PYPROF__ITEM_GROUP_BEGIN:
+        case PYPROF__ITEM_GROUP_END:
+            break; /* tooltips and structure are SVG-only */
         }
-        cairo_new_path(cr);
-        break;
-    case PYPROF__ITEM_LINE:
-        cairo_new_path(cr);
-        cairo_move_to(cr, it->x, it->y);
-        cairo_line_to(cr, it->w, it->h);
-        stroke_style(cr, it);
-        cairo_stroke(cr);
-        break;
-    case PYPROF__ITEM_POLYLINE:
-        cairo_new_path(cr);
-        path_points(cr, it);
-        stroke_style(cr, it);
-        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-        set_antialias(cr, it);
-        cairo_stroke(cr);
-        cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
-        break;
-    case PYPROF__ITEM_POLYGON:
-        cairo_new_path(cr);
-        path_points(cr, it);
-        cairo_close_path(cr);
-        set_color(cr, it->fill);
-        set_antialias(cr, it);
-        cairo_fill(cr);
-        cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
-        break;
-    case PYPROF__ITEM_TEXT:
-        /* the font is (being) loaded on the helper: wait for it */
-        pyprof__png_warmup_wait(warm);
-        draw_text(cr, s, fonts, it);
-        break;
-    case PYPROF__ITEM_GROUP_BEGIN:
-    case PYPROF__ITEM_GROUP_END:
-        break; /* tooltips and structure are SVG-only */
-    }
 }
-    cairo_status_t st = cairo_status(cr);
-    cairo_destroy(cr);
-    return st;
+cairo_status_t st = pyprof__cairo.status(cr);
+pyprof__cairo.destroy(cr);
+return st;
 }
 
 /* One horizontal band of the image: drawn (draw_band), checked for
@@ -200,11 +201,11 @@ static void *
 band_run(void *arg)
 {
     band *b = arg;
-    cairo_surface_t *surf =
-        cairo_image_surface_create_for_data(b->pixels, CAIRO_FORMAT_ARGB32, b->w, b->rows, b->stride);
+    cairo_surface_t *surf = pyprof__cairo.image_surface_create_for_data(
+        b->pixels, CAIRO_FORMAT_ARGB32, b->w, b->rows, b->stride);
     b->st = draw_band(surf, b->s, b->ht, b->y0, b->warm, b->fonts);
-    cairo_surface_finish(surf);
-    cairo_surface_destroy(surf);
+    pyprof__cairo.surface_finish(surf);
+    pyprof__cairo.surface_destroy(surf);
     if (b->st != CAIRO_STATUS_SUCCESS)
         return NULL;
     /* compressed as if the whole image were opaque, the usual case; redone
@@ -230,6 +231,11 @@ int
 pyprof__scene_write_png_warm(const pyprof__scene *s, pyprof__png_warmup *warm, pyprof_output *o,
                              pyprof_error *err)
 {
+    int rc = pyprof__cairo_load(pyprof_output_name(o), err);
+    if (rc < 0) {
+        pyprof__png_warmup_finish(warm);
+        return rc;
+    }
     double wd = ceil(pyprof__scene_width(s)), ht = ceil(pyprof__scene_height(s));
     if (!(wd >= 1 && ht >= 1 && wd <= CAIRO_MAX_SIDE && ht <= CAIRO_MAX_SIDE)) {
         pyprof__png_warmup_finish(warm);
@@ -238,7 +244,8 @@ pyprof__scene_write_png_warm(const pyprof__scene *s, pyprof__png_warmup *warm, p
                                 "(1 to %d pixels a side); use SVG or a smaller size",
                                 wd, ht, CAIRO_MAX_SIDE);
     }
-    int w = (int)wd, h = (int)ht, stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, w);
+    int w = (int)wd, h = (int)ht,
+        stride = pyprof__cairo.format_stride_for_width(CAIRO_FORMAT_ARGB32, w);
     /* zeroed, as cairo's own image surfaces start */
     unsigned char *pixels = pyprof__calloc((size_t)h, (size_t)stride);
     if (!pixels) {
@@ -271,12 +278,11 @@ pyprof__scene_write_png_warm(const pyprof__scene *s, pyprof__png_warmup *warm, p
     pyprof__png_warmup_finish(warm);
     pyprof__png_fonts_close(fonts);
 
-    int rc = 0;
     bool alpha = false;
     for (size_t i = 0; i < nb; i++) {
         if (b[i].st != CAIRO_STATUS_SUCCESS && rc == 0)
             rc = pyprof_error_set(err, PYPROF_EIO, pyprof_output_name(o), "png", -1, 0,
-                                  "drawing failed: %s", cairo_status_to_string(b[i].st));
+                                  "drawing failed: %s", pyprof__cairo.status_to_string(b[i].st));
         alpha |= !b[i].opaque;
     }
     for (size_t i = 0; i < nb && rc == 0; i++) {

@@ -5,88 +5,53 @@
  * every run of every tool, and with it ICU and the C++ runtime: 0.9 ms of
  * mapping and relocating per run, a quarter of pyprof-stats' start-up on a
  * small profile and 3-6% of a PNG memory plot.  So libpyprof is not linked
- * with it: the SVG backend asks for it here, and the first call of the
- * process dlopen()s the library under the soname configure found and
- * looks its functions up by name, once (systemd loads its optional
- * libraries the same way).  A renderer that has other work to do first
- * can start the load on a helper thread (pyprof__xml_preload_start).  The
- * table keeps libxml2's own prototypes (__typeof__), so calls through it
- * are type-checked as direct calls are.  The library stays loaded until
- * the process ends.
+ * with it: the SVG backend asks for it here (lib_load.c says how).  A
+ * renderer that has other work to do first can start the load on a helper
+ * thread (pyprof__xml_preload_start).
  */
 #include "config.h"
 
-#include <dlfcn.h>
-
 #ifdef HAVE_PTHREAD
 #include <pthread.h>
-#include <stdatomic.h>
 #endif
 
+#include "lib_load.h"
 #include "xml_load.h"
 
-static const char *soname = PYPROF_XML_SONAME;
 static pyprof__xml api;
-static bool loaded;
-static char why[256]; /* the failure, when not loaded */
 
-/* dlsym's void * into a function pointer, as POSIX allows */
-#define SYM(field, name)                                                                           \
-    do {                                                                                           \
-        *(void **)(&api.field) = dlsym(lib, #name);                                                \
-        if (!api.field) {                                                                          \
-            pyprof__snprintf_c(why, sizeof why, "%s has no %s", soname, #name);                    \
-            return;                                                                                \
-        }                                                                                          \
-    } while (0)
-
-static void
-load(void)
-{
-    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        pyprof__snprintf_c(why, sizeof why, "cannot load %s: %s", soname, e ? e : "unknown error");
-        return;
+#define FN(field, name)                                                                            \
+    {                                                                                              \
+#name, (void **)&api.field                                                                 \
     }
-    void (*init)(void);
-    *(void **)(&init) = dlsym(lib, "xmlInitParser");
-    if (init)
-        init(); /* libxml2's global state, before threads may share it */
-    SYM(output_create_io, xmlOutputBufferCreateIO);
-    SYM(output_close, xmlOutputBufferClose);
-    SYM(writer_new, xmlNewTextWriter);
-    SYM(writer_free, xmlFreeTextWriter);
-    SYM(set_indent, xmlTextWriterSetIndent);
-    SYM(start_document, xmlTextWriterStartDocument);
-    SYM(end_document, xmlTextWriterEndDocument);
-    SYM(start_element, xmlTextWriterStartElement);
-    SYM(end_element, xmlTextWriterEndElement);
-    SYM(write_attribute, xmlTextWriterWriteAttribute);
-    SYM(write_string, xmlTextWriterWriteString);
-    SYM(write_raw_len, xmlTextWriterWriteRawLen);
-    SYM(write_comment, xmlTextWriterWriteComment);
-    SYM(write_cdata, xmlTextWriterWriteCDATA);
-    loaded = true;
-}
+static const pyprof__lib_fn fns[] = {
+    FN(output_create_io, xmlOutputBufferCreateIO),
+    FN(output_close, xmlOutputBufferClose),
+    FN(writer_new, xmlNewTextWriter),
+    FN(writer_free, xmlFreeTextWriter),
+    FN(set_indent, xmlTextWriterSetIndent),
+    FN(start_document, xmlTextWriterStartDocument),
+    FN(end_document, xmlTextWriterEndDocument),
+    FN(start_element, xmlTextWriterStartElement),
+    FN(end_element, xmlTextWriterEndElement),
+    FN(write_attribute, xmlTextWriterWriteAttribute),
+    FN(write_string, xmlTextWriterWriteString),
+    FN(write_raw_len, xmlTextWriterWriteRawLen),
+    FN(write_comment, xmlTextWriterWriteComment),
+    FN(write_cdata, xmlTextWriterWriteCDATA),
+    {NULL, NULL},
+};
+
+/* (xmlInitParser: libxml2's global state, before threads may share it) */
+static pyprof__lib lib = {.soname = PYPROF_XML_SONAME, .fns = fns, .init = "xmlInitParser"};
 
 void
 pyprof__xml_use(const char *name)
 {
-    soname = name;
+    lib.soname = name;
 }
 
 #ifdef HAVE_PTHREAD
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static atomic_bool tried; /* load() has run: a preload has nothing to do */
-
-static void
-load_once(void)
-{
-    load();
-    atomic_store(&tried, true);
-}
-
 struct pyprof__xml_preload {
     pthread_t thread;
 };
@@ -95,7 +60,7 @@ static void *
 preload(void *unused)
 {
     (void)unused;
-    pthread_once(&once, load_once);
+    pyprof__lib_load(&lib);
     return NULL;
 }
 #endif
@@ -104,12 +69,12 @@ preload(void *unused)
  * relocates them: 2-3 ms measured in pyprof-flame, which a renderer that
  * knows it will write SVG can spend on the other core while it lays the
  * graph out.  The first pyprof__xml_load then finds the work done, or
- * waits in pthread_once for the helper to finish it. */
+ * waits for the helper to finish it (pyprof__lib_load). */
 pyprof__xml_preload *
 pyprof__xml_preload_start(void)
 {
 #ifdef HAVE_PTHREAD
-    if (atomic_load(&tried))
+    if (pyprof__lib_tried(&lib))
         return NULL; /* (no thread for nothing: every later graph) */
     pyprof__xml_preload *h = pyprof__malloc(sizeof *h);
     if (h && pthread_create(&h->thread, NULL, preload, NULL) != 0) {
@@ -138,18 +103,10 @@ pyprof__xml_preload_end(pyprof__xml_preload *h)
 int
 pyprof__xml_load(const pyprof__xml **out, const char *name, pyprof_error *err)
 {
-#ifdef HAVE_PTHREAD
-    pthread_once(&once, load_once);
-#else
-    static bool tried;
-    if (!tried) {
-        tried = true;
-        load();
-    }
-#endif
+    bool loaded = pyprof__lib_load(&lib);
     *out = loaded ? &api : NULL;
     if (!loaded)
         return pyprof_error_set(err, PYPROF_EIO, name, "svg", -1, 0,
-                                "%s (SVG is written with libxml2)", why);
+                                "%s (SVG is written with libxml2)", lib.why);
     return 0;
 }

@@ -126,7 +126,12 @@ double pyprof_flame_total(const pyprof_flame *f);
  */
 int pyprof_flame_write_svg(const pyprof_flame *f, pyprof_output *o, pyprof_error *err);
 
-/** Write the layout as a PNG (cairo); PYPROF_EUNSUPPORTED without cairo. */
+/**
+ * Write the layout as a PNG.  The first PNG of a process loads cairo and
+ * FreeType (libpyprof is not linked with them, so that a program that draws
+ * no PNG does not load them); if they cannot be loaded, PYPROF_EIO with a
+ * message that names the library.
+ */
 int pyprof_flame_write_png(const pyprof_flame *f, pyprof_output *o, pyprof_error *err);
 
 /**

@@ -103,8 +103,9 @@ typedef struct pyprof_mem_plot_options {
 
 /**
  * Draw the memory plot of `p` as "svg" or "png" (`type`) into `o`.
- * Needs PYPROF_CAP_MEMORY (PYPROF_ECAPS otherwise).  Without libxml2 (SVG)
- * or cairo (PNG) in the build, that type returns PYPROF_EUNSUPPORTED.
+ * Needs PYPROF_CAP_MEMORY (PYPROF_ECAPS otherwise).  The first SVG of a
+ * process loads libxml2, the first PNG cairo and FreeType; if the library
+ * cannot be loaded, PYPROF_EIO with a message that names it.
  * Large series are drawn decimated by min/max per pixel column, so every
  * sample's extreme stays visible however many there are.
  */
