@@ -60,4 +60,6 @@ libpyprof_libpyprof_la_SOURCES += \
 	libpyprof/render/lib_load.h \
 	libpyprof/render/lib_load.c \
 	libpyprof/render/cairo_load.h \
-	libpyprof/render/cairo_load.c
+	libpyprof/render/cairo_load.c \
+	libpyprof/render/gv_load.h \
+	libpyprof/render/gv_load.c

@@ -68,14 +68,15 @@ tests_t_xml_load_CPPFLAGS = $(TEST_CPPFLAGS) $(XML_CFLAGS)
 tests_t_xml_load_LDFLAGS = -static
 tests_t_xml_load_LDADD = $(TEST_LIBS)
 
-# PNG output when cairo cannot be loaded, and no cairo in a process that
-# draws no PNG (-static: the private hook).
-check_PROGRAMS += tests/t_cairo_load
-TESTS += tests/t_cairo_load
-tests_t_cairo_load_SOURCES = tests/t_cairo_load.c tests/tap.h
-tests_t_cairo_load_CPPFLAGS = $(TEST_CPPFLAGS) $(CAIRO_CFLAGS) $(FREETYPE_CFLAGS)
-tests_t_cairo_load_LDFLAGS = -static
-tests_t_cairo_load_LDADD = $(TEST_LIBS)
+# cairo and Graphviz are loaded on first use: none in a process that draws
+# nothing with them, and a one-line error when they cannot be loaded
+# (-static: the private hooks).
+check_PROGRAMS += tests/t_lib_load
+TESTS += tests/t_lib_load
+tests_t_lib_load_SOURCES = tests/t_lib_load.c tests/tap.h
+tests_t_lib_load_CPPFLAGS = $(TEST_CPPFLAGS) $(CAIRO_CFLAGS) $(FREETYPE_CFLAGS) $(GVC_CFLAGS)
+tests_t_lib_load_LDFLAGS = -static
+tests_t_lib_load_LDADD = $(TEST_LIBS)
 
 # Whole-build checks: headers stand alone; the installed library works
 # through pkg-config for a program outside the tree; the man pages are clean

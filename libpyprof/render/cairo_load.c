@@ -90,17 +90,16 @@ pyprof__cairo_use(const char *soname)
     cairo_lib.soname = soname;
 }
 
+static pyprof__lib *const libs[] = {&cairo_lib, &ft_lib};
+
 bool
 pyprof__cairo_ready(void)
 {
-    return pyprof__lib_load(&cairo_lib) && pyprof__lib_load(&ft_lib);
+    return pyprof__libs_load(libs, 2, NULL, NULL, NULL, NULL) == 0;
 }
 
 int
 pyprof__cairo_load(const char *name, pyprof_error *err)
 {
-    if (pyprof__cairo_ready())
-        return 0;
-    return pyprof_error_set(err, PYPROF_EIO, name, "png", -1, 0, "%s (PNG is drawn with cairo)",
-                            cairo_lib.loaded ? ft_lib.why : cairo_lib.why);
+    return pyprof__libs_load(libs, 2, name, "png", "PNG is drawn with cairo", err);
 }

@@ -18,10 +18,8 @@
 #include <pthread.h>
 #endif
 
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
-
 #include "dot_int.h"
+#include "gv_load.h"
 
 /* ---- taking Graphviz, and its errors -----------------------------------------
  * Graphviz is not thread-safe: cgraph numbers anonymous objects from a
@@ -53,23 +51,27 @@ gv_collect(char *frag)
     return 0;
 }
 
-void
-pyprof__dot_gv_enter(void)
+int
+pyprof__dot_gv_enter(pyprof_error *err)
 {
+    int rc = pyprof__gv_load(err);
+    if (rc < 0)
+        return rc;
 #if defined(HAVE_PTHREAD)
     pthread_mutex_lock(&gv_lock);
 #endif
     gv_msglen = 0;
     gv_msg[0] = '\0';
-    agseterr(AGERR); /* warnings stay quiet; errors come to gv_collect */
-    agseterrf(gv_collect);
+    pyprof__gv.agseterr(AGERR); /* warnings stay quiet; errors come to gv_collect */
+    pyprof__gv.agseterrf(gv_collect);
+    return 0;
 }
 
 void
 pyprof__dot_gv_leave(void)
 {
-    agseterrf(NULL);
-    agseterr(AGWARN);
+    pyprof__gv.agseterrf(NULL);
+    pyprof__gv.agseterr(AGWARN);
 #if defined(HAVE_PTHREAD)
     pthread_mutex_unlock(&gv_lock);
 #endif
@@ -114,31 +116,31 @@ static void
 declare(Agraph_t *G, const dot_theme *t, attrs *a)
 {
     /* the graph-wide settings of gprof2dot's DotWriter.graph() */
-    agattr(G, AGRAPH, S("tooltip"), S(" "));
-    agattr(G, AGRAPH, S("fontname"), S("Arial"));
-    agattr(G, AGRAPH, S("nodesep"), S("0.125"));
-    agattr(G, AGRAPH, S("ranksep"), S("0.25"));
-    agattr(G, AGNODE, S("fontcolor"), S(t->fontcolor));
-    agattr(G, AGNODE, S("fontname"), S("Arial"));
-    agattr(G, AGNODE, S("height"), S("0"));
-    agattr(G, AGNODE, S("shape"), S("box"));
-    agattr(G, AGNODE, S("style"), S(t->nodestyle));
-    agattr(G, AGNODE, S("width"), S("0"));
-    agattr(G, AGEDGE, S("fontname"), S("Arial"));
+    pyprof__gv.agattr(G, AGRAPH, S("tooltip"), S(" "));
+    pyprof__gv.agattr(G, AGRAPH, S("fontname"), S("Arial"));
+    pyprof__gv.agattr(G, AGRAPH, S("nodesep"), S("0.125"));
+    pyprof__gv.agattr(G, AGRAPH, S("ranksep"), S("0.25"));
+    pyprof__gv.agattr(G, AGNODE, S("fontcolor"), S(t->fontcolor));
+    pyprof__gv.agattr(G, AGNODE, S("fontname"), S("Arial"));
+    pyprof__gv.agattr(G, AGNODE, S("height"), S("0"));
+    pyprof__gv.agattr(G, AGNODE, S("shape"), S("box"));
+    pyprof__gv.agattr(G, AGNODE, S("style"), S(t->nodestyle));
+    pyprof__gv.agattr(G, AGNODE, S("width"), S("0"));
+    pyprof__gv.agattr(G, AGEDGE, S("fontname"), S("Arial"));
     /* per-object attributes; "\N" (the node name) is Graphviz's own label
      * default, and an empty default would blank unset labels */
-    a->n_color = agattr(G, AGNODE, S("color"), S(""));
-    a->n_fontcolor = agattr(G, AGNODE, S("fontcolor"), S(t->fontcolor));
-    a->n_fontsize = agattr(G, AGNODE, S("fontsize"), S(""));
-    a->n_label = agattr(G, AGNODE, S("label"), S("\\N"));
-    a->n_tooltip = agattr(G, AGNODE, S("tooltip"), S(""));
-    a->e_arrowsize = agattr(G, AGEDGE, S("arrowsize"), S(""));
-    a->e_color = agattr(G, AGEDGE, S("color"), S(""));
-    a->e_fontcolor = agattr(G, AGEDGE, S("fontcolor"), S(""));
-    a->e_fontsize = agattr(G, AGEDGE, S("fontsize"), S(""));
-    a->e_label = agattr(G, AGEDGE, S("label"), S(""));
-    a->e_labeldistance = agattr(G, AGEDGE, S("labeldistance"), S(""));
-    a->e_penwidth = agattr(G, AGEDGE, S("penwidth"), S(""));
+    a->n_color = pyprof__gv.agattr(G, AGNODE, S("color"), S(""));
+    a->n_fontcolor = pyprof__gv.agattr(G, AGNODE, S("fontcolor"), S(t->fontcolor));
+    a->n_fontsize = pyprof__gv.agattr(G, AGNODE, S("fontsize"), S(""));
+    a->n_label = pyprof__gv.agattr(G, AGNODE, S("label"), S("\\N"));
+    a->n_tooltip = pyprof__gv.agattr(G, AGNODE, S("tooltip"), S(""));
+    a->e_arrowsize = pyprof__gv.agattr(G, AGEDGE, S("arrowsize"), S(""));
+    a->e_color = pyprof__gv.agattr(G, AGEDGE, S("color"), S(""));
+    a->e_fontcolor = pyprof__gv.agattr(G, AGEDGE, S("fontcolor"), S(""));
+    a->e_fontsize = pyprof__gv.agattr(G, AGEDGE, S("fontsize"), S(""));
+    a->e_label = pyprof__gv.agattr(G, AGEDGE, S("label"), S(""));
+    a->e_labeldistance = pyprof__gv.agattr(G, AGEDGE, S("labeldistance"), S(""));
+    a->e_penwidth = pyprof__gv.agattr(G, AGEDGE, S("penwidth"), S(""));
 }
 
 /* "%u×" as gprof2dot's times(): Python's %u truncates a float */
@@ -213,7 +215,7 @@ edge_label(dot_buf *b, const dot_call *c)
 static int
 set(void *obj, Agsym_t *sym, const char *value)
 {
-    return agxset(obj, sym, S(value));
+    return pyprof__gv.agxset(obj, sym, S(value));
 }
 
 static int
@@ -234,7 +236,7 @@ build_cgraph(Agraph_t *G, const dot_graph *g, const pyprof_dot_options *o, const
         if (!fn->alive)
             continue;
         snprintf(num, sizeof num, "%zu", d);
-        node[d] = agnode(G, num, 1);
+        node[d] = pyprof__gv.agnode(G, num, 1);
         if (!node[d])
             goto fail;
         double w = fn->has_weight ? fn->weight : 0.0;
@@ -269,7 +271,7 @@ build_cgraph(Agraph_t *G, const dot_graph *g, const pyprof_dot_options *o, const
             const dot_fn *callee = &g->fns[c->callee];
             if (!c->alive || !callee->alive)
                 continue;
-            Agedge_t *e = agedge(G, node[d], node[c->callee], NULL, 1);
+            Agedge_t *e = pyprof__gv.agedge(G, node[d], node[c->callee], NULL, 1);
             if (!e)
                 goto fail;
             double w = c->has_weight ? c->weight : callee->has_weight ? callee->weight : 0.0;
@@ -322,7 +324,7 @@ gv_context(void)
 {
     static GVC_t *gvc;
     if (!gvc)
-        gvc = gvContext();
+        gvc = pyprof__gv.gvContext();
     return gvc;
 }
 
@@ -332,7 +334,7 @@ pyprof__dot_emit(Agraph_t *G, const pyprof_dot_options *o, pyprof_output *out, p
     const char *type = o->type ? o->type : "dot";
     int rc = 0;
     if (strcmp(type, "dot") == 0) {
-        if (agwrite(G, out) != 0)
+        if (pyprof__gv.agwrite(G, out) != 0)
             return pyprof__dot_gv_fail(err, "cannot write the graph");
         return pyprof_output_status(out, err);
     }
@@ -340,19 +342,19 @@ pyprof__dot_emit(Agraph_t *G, const pyprof_dot_options *o, pyprof_output *out, p
     if (!gvc)
         return pyprof__dot_gv_fail(err, "cannot create a Graphviz context");
     const char *engine = o->engine ? o->engine : "dot";
-    if (gvLayout(gvc, G, engine) != 0)
+    if (pyprof__gv.gvLayout(gvc, G, engine) != 0)
         return pyprof__dot_gv_fail(err, "layout failed (is the engine name right?)");
     char *data = NULL;
     unsigned int len = 0;
-    if (gvRenderData(gvc, G, type, &data, &len) != 0 || !data) {
+    if (pyprof__gv.gvRenderData(gvc, G, type, &data, &len) != 0 || !data) {
         rc = pyprof__dot_gv_fail(err, "rendering failed");
     } else {
         pyprof_output_write(out, data, len);
         rc = pyprof_output_status(out, err);
     }
     if (data)
-        gvFreeRenderData(data);
-    gvFreeLayout(gvc, G);
+        pyprof__gv.gvFreeRenderData(data);
+    pyprof__gv.gvFreeLayout(gvc, G);
     return rc;
 }
 
@@ -383,13 +385,13 @@ pyprof__dot_open(void)
 {
     static Agiodisc_t io;
     static Agdisc_t disc;
-    io.afread = AgIoDisc.afread;
+    io.afread = pyprof__gv.AgIoDisc->afread;
     io.putstr = io_putstr;
     io.flush = io_flush;
-    disc.mem = &AgMemDisc;
-    disc.id = &AgIdDisc;
+    disc.mem = pyprof__gv.AgMemDisc;
+    disc.id = pyprof__gv.AgIdDisc;
     disc.io = &io;
-    return agopen(NULL, Agdirected, &disc);
+    return pyprof__gv.agopen(NULL, *pyprof__gv.Agdirected, &disc);
 }
 
 int
@@ -409,7 +411,8 @@ pyprof_dot_render(pyprof_profile *p, const pyprof_dot_options *opts, pyprof_outp
         goto out;
     pyprof__dot_theme(&t, o->colormap, o->skew);
 
-    pyprof__dot_gv_enter();
+    if ((rc = pyprof__dot_gv_enter(err)) < 0)
+        goto out;
     Agraph_t *G = pyprof__dot_open();
     if (!G) {
         rc = pyprof__dot_gv_fail(err, "cannot create a graph");
@@ -419,7 +422,7 @@ pyprof_dot_render(pyprof_profile *p, const pyprof_dot_options *opts, pyprof_outp
         rc = pyprof__dot_emit(G, o, out, err);
     }
     if (G)
-        agclose(G);
+        pyprof__gv.agclose(G);
     pyprof__dot_gv_leave();
 out:
     pyprof__dot_graph_free(&g);

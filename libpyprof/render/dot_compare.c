@@ -22,9 +22,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include <graphviz/cgraph.h>
-
 #include "dot_int.h"
+#include "gv_load.h"
 
 #define S(x) ((char *)(x)) /* cgraph's char * parameters are never written to */
 
@@ -133,29 +132,29 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
     if (!other || !node)
         goto out;
 
-    agattr(G, AGRAPH, S("tooltip"), S(" "));
-    agattr(G, AGRAPH, S("fontname"), S("Arial"));
-    agattr(G, AGRAPH, S("nodesep"), S("0.125"));
-    agattr(G, AGRAPH, S("ranksep"), S("0.25"));
-    agattr(G, AGNODE, S("fontname"), S("Arial"));
-    agattr(G, AGNODE, S("height"), S("0"));
-    agattr(G, AGNODE, S("style"), S(t->nodestyle));
-    agattr(G, AGNODE, S("width"), S("0"));
-    agattr(G, AGEDGE, S("fontname"), S("Arial"));
-    Agsym_t *n_color = agattr(G, AGNODE, S("color"), S(""));
-    Agsym_t *n_fontcolor = agattr(G, AGNODE, S("fontcolor"), S(t->fontcolor));
-    Agsym_t *n_fontsize = agattr(G, AGNODE, S("fontsize"), S(""));
-    Agsym_t *n_label = agattr(G, AGNODE, S("label"), S("\\N"));
-    Agsym_t *n_orientation = agattr(G, AGNODE, S("orientation"), S(""));
-    Agsym_t *n_shape = agattr(G, AGNODE, S("shape"), S(""));
-    Agsym_t *n_tooltip = agattr(G, AGNODE, S("tooltip"), S(""));
-    Agsym_t *e_arrowsize = agattr(G, AGEDGE, S("arrowsize"), S(""));
-    Agsym_t *e_color = agattr(G, AGEDGE, S("color"), S(""));
-    Agsym_t *e_fontcolor = agattr(G, AGEDGE, S("fontcolor"), S(""));
-    Agsym_t *e_fontsize = agattr(G, AGEDGE, S("fontsize"), S(""));
-    Agsym_t *e_label = agattr(G, AGEDGE, S("label"), S(""));
-    Agsym_t *e_labeldistance = agattr(G, AGEDGE, S("labeldistance"), S(""));
-    Agsym_t *e_penwidth = agattr(G, AGEDGE, S("penwidth"), S(""));
+    pyprof__gv.agattr(G, AGRAPH, S("tooltip"), S(" "));
+    pyprof__gv.agattr(G, AGRAPH, S("fontname"), S("Arial"));
+    pyprof__gv.agattr(G, AGRAPH, S("nodesep"), S("0.125"));
+    pyprof__gv.agattr(G, AGRAPH, S("ranksep"), S("0.25"));
+    pyprof__gv.agattr(G, AGNODE, S("fontname"), S("Arial"));
+    pyprof__gv.agattr(G, AGNODE, S("height"), S("0"));
+    pyprof__gv.agattr(G, AGNODE, S("style"), S(t->nodestyle));
+    pyprof__gv.agattr(G, AGNODE, S("width"), S("0"));
+    pyprof__gv.agattr(G, AGEDGE, S("fontname"), S("Arial"));
+    Agsym_t *n_color = pyprof__gv.agattr(G, AGNODE, S("color"), S(""));
+    Agsym_t *n_fontcolor = pyprof__gv.agattr(G, AGNODE, S("fontcolor"), S(t->fontcolor));
+    Agsym_t *n_fontsize = pyprof__gv.agattr(G, AGNODE, S("fontsize"), S(""));
+    Agsym_t *n_label = pyprof__gv.agattr(G, AGNODE, S("label"), S("\\N"));
+    Agsym_t *n_orientation = pyprof__gv.agattr(G, AGNODE, S("orientation"), S(""));
+    Agsym_t *n_shape = pyprof__gv.agattr(G, AGNODE, S("shape"), S(""));
+    Agsym_t *n_tooltip = pyprof__gv.agattr(G, AGNODE, S("tooltip"), S(""));
+    Agsym_t *e_arrowsize = pyprof__gv.agattr(G, AGEDGE, S("arrowsize"), S(""));
+    Agsym_t *e_color = pyprof__gv.agattr(G, AGEDGE, S("color"), S(""));
+    Agsym_t *e_fontcolor = pyprof__gv.agattr(G, AGEDGE, S("fontcolor"), S(""));
+    Agsym_t *e_fontsize = pyprof__gv.agattr(G, AGEDGE, S("fontsize"), S(""));
+    Agsym_t *e_label = pyprof__gv.agattr(G, AGEDGE, S("label"), S(""));
+    Agsym_t *e_labeldistance = pyprof__gv.agattr(G, AGEDGE, S("labeldistance"), S(""));
+    Agsym_t *e_penwidth = pyprof__gv.agattr(G, AGEDGE, S("penwidth"), S(""));
     pyprof__dot_bgcolor(t, bg);
 
     for (size_t d = 0; d < ga->nfns; d++) {
@@ -189,23 +188,23 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
             goto out;
 
         snprintf(num, sizeof num, "%zu", d);
-        if (!(node[d] = agnode(G, num, 1)))
+        if (!(node[d] = pyprof__gv.agnode(G, num, 1)))
             goto out;
         double w = fa->has_weight ? fa->weight : 0.0;
-        agxset(node[d], n_label, b.s);
+        pyprof__gv.agxset(node[d], n_label, b.s);
         pyprof__dot_color(t, w, color);
-        agxset(node[d], n_color, color);
-        agxset(node[d], n_fontcolor, strcmp(t->nodestyle, "filled") == 0 ? bg : color);
+        pyprof__gv.agxset(node[d], n_color, color);
+        pyprof__gv.agxset(node[d], n_fontcolor, strcmp(t->nodestyle, "filled") == 0 ? bg : color);
         pyprof__snprintf_c(num, sizeof num, "%f", pyprof__dot_fontsize(t, w));
-        agxset(node[d], n_fontsize, num);
-        agxset(node[d], n_orientation, S(t2 > t1 ? "0" : "90"));
-        agxset(node[d], n_shape, S("cds"));
+        pyprof__gv.agxset(node[d], n_fontsize, num);
+        pyprof__gv.agxset(node[d], n_orientation, S(t2 > t1 ? "0" : "90"));
+        pyprof__gv.agxset(node[d], n_shape, S("cds"));
         pyprof__dot_buf_reset(&b);
         const char *file = pyprof_profile_string(ga->p, pyprof_profile_func(ga->p, fa->func)->file);
         pyprof__dot_buf_escaped(&b, file, strlen(file));
         if (b.rc)
             goto out;
-        agxset(node[d], n_tooltip, b.s);
+        pyprof__gv.agxset(node[d], n_tooltip, b.s);
     }
     for (size_t d = 0; d < ga->nfns; d++) {
         const dot_fn *fa = &ga->fns[d];
@@ -219,7 +218,7 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
             const dot_call *cb = NULL;
             if (other[d] != PYPROF_NONE && other[c->callee] != PYPROF_NONE)
                 cb = find_call(gb, other[d], other[c->callee]);
-            Agedge_t *e = agedge(G, node[d], node[c->callee], NULL, 1);
+            Agedge_t *e = pyprof__gv.agedge(G, node[d], node[c->callee], NULL, 1);
             if (!e)
                 goto out;
             pyprof__dot_buf_reset(&b);
@@ -232,18 +231,18 @@ build(Agraph_t *G, const dot_graph *ga, const dot_graph *gb, const named *idx,
             if (b.rc)
                 goto out;
             double w = c->has_weight ? c->weight : callee->has_weight ? callee->weight : 0.0;
-            agxset(e, e_label, b.s);
+            pyprof__gv.agxset(e, e_label, b.s);
             pyprof__dot_color(t, w, color);
-            agxset(e, e_color, color);
-            agxset(e, e_fontcolor, color);
+            pyprof__gv.agxset(e, e_color, color);
+            pyprof__gv.agxset(e, e_fontcolor, color);
             pyprof__snprintf_c(num, sizeof num, "%.2f", pyprof__dot_fontsize(t, w));
-            agxset(e, e_fontsize, num);
+            pyprof__gv.agxset(e, e_fontsize, num);
             double pen = pyprof__dot_penwidth(t, w);
             pyprof__snprintf_c(num, sizeof num, "%.2f", pen);
-            agxset(e, e_penwidth, num);
-            agxset(e, e_labeldistance, num);
+            pyprof__gv.agxset(e, e_penwidth, num);
+            pyprof__gv.agxset(e, e_labeldistance, num);
             pyprof__snprintf_c(num, sizeof num, "%.2f", 0.5 * sqrt(pen));
-            agxset(e, e_arrowsize, num);
+            pyprof__gv.agxset(e, e_arrowsize, num);
         }
     }
     rc = 0;
@@ -280,7 +279,8 @@ pyprof_dot_render_compare(pyprof_profile *base, pyprof_profile *other_p,
         goto out;
     }
     pyprof__dot_theme(&t, o->colormap, o->skew);
-    pyprof__dot_gv_enter();
+    if ((rc = pyprof__dot_gv_enter(err)) < 0)
+        goto out;
     Agraph_t *G = pyprof__dot_open();
     if (!G)
         rc = pyprof__dot_gv_fail(err, "cannot create a graph");
@@ -289,7 +289,7 @@ pyprof_dot_render_compare(pyprof_profile *base, pyprof_profile *other_p,
     else
         rc = pyprof__dot_emit(G, o, out, err);
     if (G)
-        agclose(G);
+        pyprof__gv.agclose(G);
     pyprof__dot_gv_leave();
 out:
     if (idx)

@@ -95,8 +95,9 @@ int pyprof__dot_emit(struct Agraph_s *G, const pyprof_dot_options *o, pyprof_out
                      pyprof_error *err);
 int pyprof__dot_check_options(const pyprof_dot_options *o, pyprof_error *err);
 /* Take Graphviz for this thread alone, its errors collected for
- * pyprof__dot_gv_fail; give it back. */
-void pyprof__dot_gv_enter(void);
+ * pyprof__dot_gv_fail (loading it first: gv_load.c); give it back.  A
+ * failed _enter (Graphviz cannot be loaded: err says why) takes nothing. */
+int pyprof__dot_gv_enter(pyprof_error *err);
 void pyprof__dot_gv_leave(void);
 int pyprof__dot_gv_fail(pyprof_error *err, const char *what);
 

@@ -70,6 +70,17 @@ pyprof__lib_load(pyprof__lib *L)
     return L->loaded;
 }
 
+int
+pyprof__libs_load(pyprof__lib *const *libs, size_t n, const char *name, const char *format,
+                  const char *why, pyprof_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!pyprof__lib_load(libs[i]))
+            return pyprof_error_set(err, PYPROF_EIO, name, format, -1, 0, "%s (%s)", libs[i]->why,
+                                    why);
+    return 0;
+}
+
 bool
 pyprof__lib_tried(pyprof__lib *L)
 {

@@ -38,4 +38,10 @@ bool pyprof__lib_load(pyprof__lib *L);
 /* Whether L's load has run (a helper thread would have nothing to do). */
 bool pyprof__lib_tried(pyprof__lib *L);
 
+/* Load libs[0..n) in turn: 0 when every one is loaded, else PYPROF_EIO
+ * with the first failure's reason and then "(`why`)" in err (which may be
+ * NULL), against output `name` and format `format` (both may be NULL). */
+int pyprof__libs_load(pyprof__lib *const *libs, size_t n, const char *name, const char *format,
+                      const char *why, pyprof_error *err);
+
 #endif

@@ -103,10 +103,8 @@ pyprof__xml_preload_end(pyprof__xml_preload *h)
 int
 pyprof__xml_load(const pyprof__xml **out, const char *name, pyprof_error *err)
 {
-    bool loaded = pyprof__lib_load(&lib);
-    *out = loaded ? &api : NULL;
-    if (!loaded)
-        return pyprof_error_set(err, PYPROF_EIO, name, "svg", -1, 0,
-                                "%s (SVG is written with libxml2)", lib.why);
-    return 0;
+    static pyprof__lib *const libs[] = {&lib};
+    int rc = pyprof__libs_load(libs, 1, name, "svg", "SVG is written with libxml2", err);
+    *out = rc < 0 ? NULL : &api;
+    return rc;
 }

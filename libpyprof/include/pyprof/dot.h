@@ -12,9 +12,13 @@
  * The graph is built with Graphviz cgraph and written with agwrite (DOT) or
  * laid out and rendered with gvc (PNG, SVG, PDF).  Graphviz is not
  * thread-safe, so the library lets one thread at a time into it: threads
- * that draw call graphs at once take turns for that part.  The first image
- * loads Graphviz's plugins into one context that the process keeps
- * (Graphviz cannot safely make a second one after freeing the first).
+ * that draw call graphs at once take turns for that part.  libpyprof is
+ * not linked with Graphviz: the first call graph of a process loads it (a
+ * program that draws none starts without it), and if it cannot be loaded
+ * the call fails with PYPROF_EIO and a message that names the library.
+ * The first image loads Graphviz's plugins into one context that the
+ * process keeps (Graphviz cannot safely make a second one after freeing
+ * the first).
  */
 #ifndef PYPROF_DOT_H
 #define PYPROF_DOT_H

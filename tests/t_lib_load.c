@@ -1,19 +1,22 @@
 /*
- * t_cairo_load.c - cairo is loaded by the first PNG, not by every process
- * (render/cairo_load.c): a process that writes SVG has no cairo mapped,
- * and PNG output when cairo cannot be loaded is a one-line error that
- * names the library, every time, also from a memory plot whose font
- * start-up runs on a helper thread.
+ * t_lib_load.c - cairo is loaded by the first PNG and Graphviz by the first
+ * call graph, not by every process (render/lib_load.c): a process that
+ * writes SVG flame graphs has neither mapped.  When one cannot be loaded,
+ * what needs it fails with a one-line error that names the library, every
+ * time (for cairo also from a memory plot, whose font start-up runs on a
+ * helper thread), and the rest still works.
  */
 #include "config.h"
 
 #include <stdio.h>
 
+#include <pyprof/dot.h>
 #include <pyprof/flame.h>
 #include <pyprof/format.h>
 #include <pyprof/mem.h>
 
 #include "render/cairo_load.h"
+#include "render/gv_load.h"
 #include "tap.h"
 
 /* Whether a library whose file name contains `name` is mapped here. */
@@ -73,10 +76,27 @@ main(void)
     if (!TAP_OK(flame && mem, "a flame profile and a memory profile"))
         return tap_done();
 
-    TAP_OK(!mapped("libcairo"), "no cairo in the process before a PNG");
+    TAP_OK(!mapped("libcairo") && !mapped("libcgraph"),
+           "no cairo or Graphviz in the process before a PNG or a call graph");
     TAP_IS_INT(render(flame, false, "svg", &err), 0, "a flame graph in SVG");
-    TAP_OK(!mapped("libcairo"), "...loads no cairo");
+    TAP_OK(!mapped("libcairo") && !mapped("libcgraph"), "...loads neither");
     pyprof_error_clear(&err);
+
+    /* a call graph without Graphviz, twice */
+    TAP_IS_INT(pyprof_profile_derive_callgraph(flame, &err), 0, "the stacks' call graph");
+    pyprof__gv_use("libpyprof-no-such-cgraph.so.0");
+    for (int i = 0; i < 2; i++) {
+        pyprof_output *o;
+        pyprof_output_open_memory(&o, &err);
+        int rc = pyprof_dot_render(flame, NULL, o, &err);
+        pyprof_output_abort(o);
+        TAP_OK(rc == PYPROF_EIO &&
+                   strstr(err.message, "cannot load libpyprof-no-such-cgraph.so.0") &&
+                   strstr(err.message, "(call graphs are made with Graphviz)") &&
+                   !strchr(err.message, '\n'),
+               "a call graph without Graphviz fails, saying so (try %d: %s)", i + 1, err.message);
+        pyprof_error_clear(&err);
+    }
 
     pyprof__cairo_use("libpyprof-no-such-cairo.so.0");
     for (int i = 0; i < 2; i++) {
