@@ -17,9 +17,9 @@
 pyprof__cairo_fns pyprof__cairo;
 pyprof__ft_fns pyprof__ft;
 
-#define FN(field, name)                                                                            \
+#define FN(field, sym)                                                                             \
     {                                                                                              \
-#name, (void **)&pyprof__cairo.field                                                       \
+        .name = #sym, .slot = (void **)&pyprof__cairo.field                                        \
     }
 static const pyprof__lib_fn cairo_fns[] = {
     FN(close_path, cairo_close_path),
@@ -67,9 +67,9 @@ static const pyprof__lib_fn cairo_fns[] = {
 };
 #undef FN
 
-#define FN(field, name)                                                                            \
+#define FN(field, sym)                                                                             \
     {                                                                                              \
-#name, (void **)&pyprof__ft.field                                                          \
+        .name = #sym, .slot = (void **)&pyprof__ft.field                                           \
     }
 static const pyprof__lib_fn ft_fns[] = {
     FN(init_freetype, FT_Init_FreeType),

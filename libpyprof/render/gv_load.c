@@ -15,9 +15,9 @@
 
 pyprof__gv_fns pyprof__gv;
 
-#define FN(name)                                                                                   \
+#define FN(sym)                                                                                    \
     {                                                                                              \
-#name, (void **)&pyprof__gv.name                                                           \
+        .name = #sym, .slot = (void **)&pyprof__gv.sym                                             \
     }
 static const pyprof__lib_fn cgraph_fns[] = {
     FN(agattr),   FN(agclose),   FN(agedge),    FN(agnode),   FN(agopen),

@@ -20,9 +20,9 @@
 
 static pyprof__xml api;
 
-#define FN(field, name)                                                                            \
+#define FN(field, sym)                                                                             \
     {                                                                                              \
-#name, (void **)&api.field                                                                 \
+        .name = #sym, .slot = (void **)&api.field                                                  \
     }
 static const pyprof__lib_fn fns[] = {
     FN(output_create_io, xmlOutputBufferCreateIO),
