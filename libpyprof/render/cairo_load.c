@@ -3,8 +3,8 @@
  *
  * Only PNG output uses cairo, but linked into libpyprof it was loaded by
  * every run of every tool with the 16 libraries it needs (fontconfig,
- * FreeType, pixman, libpng, the X11 client libraries...): 1.25 ms of
- * mapping and relocating per run, 40% of pyprof-stats' run on a small
+ * FreeType, pixman, libpng, the X11 client libraries...): 1.1 ms of
+ * mapping and relocating per run, a third of pyprof-stats' run on a small
  * profile.  So the PNG backend asks for it here (lib_load.c says how).
  * FreeType is looked up under its own soname: png_font.c opens font files
  * with it and hands the faces to cairo.

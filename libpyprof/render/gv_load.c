@@ -3,7 +3,8 @@
  *
  * Only pyprof-dot's renderer uses Graphviz, but linked into libpyprof its
  * libraries (cgraph, gvc and the five they need) were loaded by every run
- * of every tool: 0.4 ms of a 2 ms pyprof-stats run on a small profile.
+ * of every tool: 0.4-0.7 ms of a 2.3 ms pyprof-stats run on a small
+ * profile.
  * So the DOT renderer asks for it here (lib_load.c says how).  gvc finds
  * its layout and output plugins itself, as when linked: they name the
  * Graphviz libraries they need, which are the ones loaded here.

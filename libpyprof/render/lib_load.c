@@ -5,8 +5,8 @@
  * relocated by every run of every tool, with all of its own dependencies,
  * whether it draws anything or not: libxml2 brings ICU and the C++
  * runtime, cairo brings fontconfig, FreeType, pixman and the X11 client
- * libraries.  So the renderers whose libraries are heavy take them here,
- * when they are first asked to draw: dlopen() under the soname configure
+ * libraries, Graphviz five libraries of its own.  So the renderers take
+ * their libraries here, when they are first asked to draw: dlopen() under the soname configure
  * found, and each function looked up by name, once per process (systemd
  * loads its optional libraries the same way).  The tables keep the
  * libraries' own prototypes (__typeof__), so calls through them are
