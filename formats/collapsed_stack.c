@@ -620,6 +620,13 @@ pyprof__collapsed_tails_finish(reader *r, double fraction)
     return 0;
 }
 
+/* The light limit for a file expected to weigh `expect` in all (below). */
+static double
+limit_for(const reader *r, double expect)
+{
+    return r->elide / 2 * expect;
+}
+
 /* The weight through a node below which stacks wait in tails there: half
  * the elide fraction of the weight the reader expects of the whole file,
  * from what it has read (the tails of a node that turns out heavier are
@@ -633,13 +640,13 @@ light_limit(const reader *r)
     uint64_t done = pyprof_input_offset(r->in) - r->start_at;
     if (size > 0 && done > 0 && (uint64_t)size > done)
         expect *= (double)size / (double)done;
-    return r->elide / 2 * expect;
+    return limit_for(r, expect);
 }
 
 void
 pyprof__collapsed_light_limit_final(reader *r)
 {
-    r->light_limit = r->elide / 2 * r->defer_sum;
+    r->light_limit = limit_for(r, r->defer_sum); /* (nothing left to scale up for) */
 }
 
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */

@@ -17,10 +17,7 @@
 pyprof__cairo_fns pyprof__cairo;
 pyprof__ft_fns pyprof__ft;
 
-#define FN(field, sym)                                                                             \
-    {                                                                                              \
-        .name = #sym, .slot = (void **)&pyprof__cairo.field                                        \
-    }
+#define FN(field, sym) PYPROF__LIB_FN(pyprof__cairo, field, sym)
 static const pyprof__lib_fn cairo_fns[] = {
     FN(close_path, cairo_close_path),
     FN(create, cairo_create),
@@ -67,10 +64,7 @@ static const pyprof__lib_fn cairo_fns[] = {
 };
 #undef FN
 
-#define FN(field, sym)                                                                             \
-    {                                                                                              \
-        .name = #sym, .slot = (void **)&pyprof__ft.field                                           \
-    }
+#define FN(field, sym) PYPROF__LIB_FN(pyprof__ft, field, sym)
 static const pyprof__lib_fn ft_fns[] = {
     FN(init_freetype, FT_Init_FreeType),
     FN(new_face, FT_New_Face),

@@ -16,10 +16,7 @@
 
 pyprof__gv_fns pyprof__gv;
 
-#define FN(sym)                                                                                    \
-    {                                                                                              \
-        .name = #sym, .slot = (void **)&pyprof__gv.sym                                             \
-    }
+#define FN(sym) PYPROF__LIB_FN(pyprof__gv, sym, sym)
 static const pyprof__lib_fn cgraph_fns[] = {
     FN(agattr),   FN(agclose),   FN(agedge),    FN(agnode),   FN(agopen),
     FN(agseterr), FN(agseterrf), FN(agwrite),   FN(agxset),   FN(Agdirected),

@@ -17,6 +17,12 @@ typedef struct pyprof__lib_fn {
     void **slot;
 } pyprof__lib_fn;
 
+/* The entry for symbol `sym` whose address goes to table.field. */
+#define PYPROF__LIB_FN(table, field, sym)                                                          \
+    {                                                                                              \
+        .name = #sym, .slot = (void **)&(table).field                                              \
+    }
+
 /* A library and the functions taken from it.  The caller fills in the
  * first fields (statically); the rest is the load's state. */
 typedef struct pyprof__lib {

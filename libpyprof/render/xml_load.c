@@ -20,10 +20,7 @@
 
 static pyprof__xml api;
 
-#define FN(field, sym)                                                                             \
-    {                                                                                              \
-        .name = #sym, .slot = (void **)&api.field                                                  \
-    }
+#define FN(field, sym) PYPROF__LIB_FN(api, field, sym)
 static const pyprof__lib_fn fns[] = {
     FN(output_create_io, xmlOutputBufferCreateIO),
     FN(output_close, xmlOutputBufferClose),
