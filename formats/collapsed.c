@@ -589,6 +589,10 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
         pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",
                            pyprof_status_string(rc));
 out:
+    /* text read again is trusted only now, and a changed file explains
+     * any other error it may have caused */
+    int crc = pyprof__input_reread_check(r.in, err);
+    rc = crc < 0 ? crc : rc;
     pyprof_input_close(u16);
     pyprof__free(u16buf);
     pyprof__collapsed_reader_free(&r);

@@ -84,6 +84,7 @@ read_halves(reader *a, uint64_t mid, bool *done)
     *done = true;
     rc = pyprof__collapsed_read_lines(a, true);
     pthread_join(th, &failed);
+    pyprof__input_reread_adopt(a->in, b.in); /* (checked once, at the end of the read) */
     if (rc < 0)
         goto out;
     if (!failed && pyprof__collapsed_halves_mergeable(a, &b)) {

@@ -227,9 +227,18 @@ bool pyprof__input_rereadable(const pyprof_input *in);
  * last; p must point into them. */
 uint64_t pyprof__input_offset_of(const pyprof_input *in, const void *p);
 /* Read n bytes at file offset `at` again into dst.  PYPROF_EIO, naming the
- * offset, if the file is no longer as it was when opened (its size or
- * modification time changed); PYPROF_EINVAL if `in` is not rereadable. */
+ * offset, if the file no longer has them; PYPROF_EINVAL if `in` is not
+ * rereadable.  Whether the bytes are the ones read before is known only
+ * once pyprof__input_reread_check has passed: a reader that read again
+ * must call it after its last read again, and before it trusts the result. */
 int pyprof__input_reread(pyprof_input *in, uint64_t at, void *dst, size_t n, pyprof_error *err);
+/* PYPROF_EIO, naming the first offset read again, if bytes were read again
+ * and the file is no longer as it was when opened (its size or modification
+ * time changed); else 0. */
+int pyprof__input_reread_check(pyprof_input *in, pyprof_error *err);
+/* Make `in` answer for what `part` (pyprof__input_open_range of it) read
+ * again, so that one check of `in` covers both. */
+void pyprof__input_reread_adopt(pyprof_input *in, const pyprof_input *part);
 
 /* ---- UTF-8 ---------------------------------------------------------------------- */
 /* Length of the valid UTF-8 prefix of s[0..len) (== len when all valid). */

@@ -19,6 +19,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pyprof/flame.h>
@@ -328,6 +331,86 @@ test_changed_file(void)
     pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
 }
 
+/* Called when the read reaches the end of the file: rewrite it with other
+ * frames of the same length, dated a second later (a clock too coarse to
+ * tell the two writes apart would hide the change). */
+static void
+rewrite_file(void *payload, const char *name, uint64_t done, int64_t total)
+{
+    (void)name;
+    if (done != (uint64_t)total || *(int *)payload)
+        return;
+    struct stat st;
+    if (stat(TMP, &st) != 0)
+        return;
+    static const char other[] = "f0;f1;f2;f3;f4;f5;f6;f7;g8;g9;ga;gb 100\n";
+    tap_write_file(TMP, other, strlen(other));
+    struct timespec t[2] = {st.st_atim, st.st_mtim};
+    t[1].tv_sec += 1;
+    *(int *)payload = utimensat(AT_FDCWD, TMP, t, 0) == 0;
+}
+
+/* Text read again is checked once, at the end of the read: a file that
+ * changed in between still fails, also where the text read again parsed
+ * into other frames, and also when only the second half of a split read
+ * read text again. */
+static void
+test_changed_file_late(void)
+{
+    static const char text[] = "f0;f1;f2;f3;f4;f5;f6;f7;f8;f9;fa;fb 100\n";
+    tap_write_file(TMP, text, strlen(text));
+    pyprof__collapsed_tail_text(0, 1);
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    pyprof_profile *p = NULL;
+    int rewritten = 0;
+    ro.format = "collapsed";
+    ro.stack_elide_below = 1e-3;
+    ro.progress = rewrite_file;
+    ro.progress_payload = &rewritten;
+    int rc = pyprof_profile_load(&p, TMP, &ro, &err);
+    TAP_OK(rewritten, "the file was rewritten, same size, at the end of the read");
+    TAP_IS_INT(rc, PYPROF_EIO, "the frames read again from it are not used");
+    char msg[512];
+    pyprof_error_format(&err, msg, sizeof msg);
+    TAP_IS_STR(msg,
+               TMP ": offset 24: the file changed while it was being read (read a copy, or pipe "
+                   "it in)",
+               "the error names the first offset read again");
+    pyprof_profile_free(p);
+
+    /* Two halves.  The first has two light stacks, whose tails are dropped
+     * at the end (never read again); the second has one heavy stack twice,
+     * and the second line walks the first's tail down to its end, reading
+     * its text again: only the second half's input read again. */
+    static const char halves[] = "a0;a1;a2;a3;a4;a5;a6;a7;a8;a9;aa;ab 1\n"
+                                 "c0;c1;c2;c3;c4;c5;c6;c7;c8;c9;ca;cb 1\n"
+                                 "b0;b1;b2;b3;b4;b5;b6;b7;b8;b9 1000\n"
+                                 "b0;b1;b2;b3;b4;b5;b6;b7;b8;b9 1000\n";
+    int appended = 0;
+    for (int change = 0; change < 2; change++) {
+        tap_write_file(TMP, halves, strlen(halves));
+        ro.stack_elide_below = 0.01;
+        ro.progress = change ? append_to_file : NULL;
+        ro.progress_payload = &appended;
+        uint64_t old = pyprof__collapsed_split_min(1), merges = pyprof__collapsed_merges();
+        uint64_t reread = pyprof__collapsed_reread_bytes();
+        p = NULL;
+        rc = pyprof_profile_load(&p, TMP, &ro, &err);
+        TAP_OK(pyprof__collapsed_merges() != merges, "two halves were read and merged");
+        TAP_OK(pyprof__collapsed_reread_bytes() > reread, "text was read again");
+        pyprof__collapsed_split_min(old);
+        if (!change) {
+            TAP_IS_INT(rc, 0, "unchanged, the file reads");
+        } else {
+            TAP_OK(appended, "the file was changed at the end of the read");
+            TAP_IS_INT(rc, PYPROF_EIO, "changed, the second half's reading again fails it");
+        }
+        pyprof_profile_free(p);
+    }
+    pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
+}
+
 /* A stack `depth` frames deep ("f0<pad>;f1<pad>;..."; pad: a long name)
  * is one tail after its first frames.  Alone (copies = 1) it is put in the
  * tree at the end, all at once: its text is read again once.  Twice
@@ -490,6 +573,7 @@ main(void)
     test_merge_weight();
     test_refusals();
     test_changed_file();
+    test_changed_file_late();
     test_deep_tail(100000, "", 1, "a stack 100,000 frames deep");
     test_deep_tail(100000, "", 2, "a stack 100,000 frames deep, twice");
     /* 8 of these frames take 1,600 bytes: pieces of 512, 1,024, 2,048 */
