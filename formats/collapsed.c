@@ -537,6 +537,16 @@ pyprof__collapsed_read_lines(reader *r, bool at_start)
     return rc;
 }
 
+/* rc, unless text was read again and the file has changed since it was
+ * opened: that text is trusted only now, and the change explains any other
+ * error the text may have caused. */
+static int
+reread_checked(reader *r, int rc)
+{
+    int crc = pyprof__input_reread_check(r->in, r->err);
+    return crc < 0 ? crc : rc;
+}
+
 static int
 collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *opts,
                pyprof_error *err)
@@ -589,10 +599,7 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
         pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",
                            pyprof_status_string(rc));
 out:
-    /* text read again is trusted only now, and a changed file explains
-     * any other error it may have caused */
-    int crc = pyprof__input_reread_check(r.in, err);
-    rc = crc < 0 ? crc : rc;
+    rc = reread_checked(&r, rc);
     pyprof_input_close(u16);
     pyprof__free(u16buf);
     pyprof__collapsed_reader_free(&r);
