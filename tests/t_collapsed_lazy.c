@@ -291,40 +291,60 @@ append_to_file(void *payload, const char *name, uint64_t done, int64_t total)
     }
 }
 
+/* A stack whose tail is text read again: a walk looks 8 frames ahead,
+ * and the frames after those are kept as text, here "f8;f9;fa;fb" at
+ * offset 24 (tails keep no functions of their own: see the callers). */
+static const char tail_text[] = "f0;f1;f2;f3;f4;f5;f6;f7;f8;f9;fa;fb 100\n";
+
+/* Read tail_text from TMP with `change` as the progress callback (NULL:
+ * none), which sets *changed once it has changed the file.  The status;
+ * the profile in *out (NULL if out is). */
+static int
+load_changing(pyprof_progress_fn change, int *changed, pyprof_error *err, pyprof_profile **out)
+{
+    tap_write_file(TMP, tail_text, strlen(tail_text));
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    pyprof_profile *p = NULL;
+    ro.format = "collapsed";
+    ro.stack_elide_below = 1e-3;
+    ro.progress = change;
+    ro.progress_payload = changed;
+    int rc = pyprof_profile_load(&p, TMP, &ro, err);
+    if (out)
+        *out = p;
+    else
+        pyprof_profile_free(p);
+    return rc;
+}
+
+/* err is the one-line error of a changed file, naming offset 24. */
+static void
+is_changed_error(const pyprof_error *err, const char *what)
+{
+    char msg[512];
+    pyprof_error_format(err, msg, sizeof msg);
+    TAP_IS_STR(msg,
+               TMP ": offset 24: the file changed while it was being read (read a copy, or pipe "
+                   "it in)",
+               what);
+}
+
 /* A tail's text read again after the file changed would be other frames:
  * the read stops with an error that says so, where. */
 static void
 test_changed_file(void)
 {
-    /* a walk looks 8 frames ahead: the frames after those are kept as
-     * text, here "f8;f9;fa;fb" at offset 24 */
-    static const char text[] = "f0;f1;f2;f3;f4;f5;f6;f7;f8;f9;fa;fb 100\n";
-    tap_write_file(TMP, text, strlen(text));
     pyprof__collapsed_tail_text(0, 1);
-    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
     pyprof_error err = PYPROF_ERROR_INIT;
-    pyprof_profile *p = NULL;
     int appended = 0;
-    ro.format = "collapsed";
-    ro.stack_elide_below = 1e-3;
-    ro.progress = append_to_file;
-    ro.progress_payload = &appended;
-    int rc = pyprof_profile_load(&p, TMP, &ro, &err);
+    int rc = load_changing(append_to_file, &appended, &err, NULL);
     TAP_OK(appended, "the file was changed at the end of the read");
     TAP_IS_INT(rc, PYPROF_EIO, "reading a tail again from a changed file fails");
-    char msg[512];
-    pyprof_error_format(&err, msg, sizeof msg);
-    TAP_IS_STR(msg,
-               TMP ": offset 24: the file changed while it was being read (read a copy, or pipe "
-                   "it in)",
-               "the error names the file, the offset and why");
-    pyprof_profile_free(p);
+    is_changed_error(&err, "the error names the file, the offset and why");
 
     /* unchanged, the same file reads */
-    tap_write_file(TMP, text, strlen(text));
-    ro.progress = NULL;
-    p = NULL;
-    TAP_IS_INT(pyprof_profile_load(&p, TMP, &ro, &err), 0, "the unchanged file reads");
+    pyprof_profile *p = NULL;
+    TAP_IS_INT(load_changing(NULL, NULL, &err, &p), 0, "the unchanged file reads");
     size_t n = p ? pyprof_profile_stack_count(p) : 0;
     TAP_IS_INT((long long)n, 12, "with its 12 frames in the tree");
     pyprof_profile_free(p);
@@ -357,27 +377,13 @@ rewrite_file(void *payload, const char *name, uint64_t done, int64_t total)
 static void
 test_changed_file_late(void)
 {
-    static const char text[] = "f0;f1;f2;f3;f4;f5;f6;f7;f8;f9;fa;fb 100\n";
-    tap_write_file(TMP, text, strlen(text));
     pyprof__collapsed_tail_text(0, 1);
-    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
     pyprof_error err = PYPROF_ERROR_INIT;
-    pyprof_profile *p = NULL;
     int rewritten = 0;
-    ro.format = "collapsed";
-    ro.stack_elide_below = 1e-3;
-    ro.progress = rewrite_file;
-    ro.progress_payload = &rewritten;
-    int rc = pyprof_profile_load(&p, TMP, &ro, &err);
+    int rc = load_changing(rewrite_file, &rewritten, &err, NULL);
     TAP_OK(rewritten, "the file was rewritten, same size, at the end of the read");
     TAP_IS_INT(rc, PYPROF_EIO, "the frames read again from it are not used");
-    char msg[512];
-    pyprof_error_format(&err, msg, sizeof msg);
-    TAP_IS_STR(msg,
-               TMP ": offset 24: the file changed while it was being read (read a copy, or pipe "
-                   "it in)",
-               "the error names the first offset read again");
-    pyprof_profile_free(p);
+    is_changed_error(&err, "the error names the first offset read again");
 
     /* Two halves.  The first has two light stacks, whose tails are dropped
      * at the end (never read again); the second has one heavy stack twice,
@@ -387,15 +393,17 @@ test_changed_file_late(void)
                                  "c0;c1;c2;c3;c4;c5;c6;c7;c8;c9;ca;cb 1\n"
                                  "b0;b1;b2;b3;b4;b5;b6;b7;b8;b9 1000\n"
                                  "b0;b1;b2;b3;b4;b5;b6;b7;b8;b9 1000\n";
+    pyprof_read_options ro = PYPROF_READ_OPTIONS_INIT;
+    ro.format = "collapsed";
+    ro.stack_elide_below = 0.01;
     int appended = 0;
     for (int change = 0; change < 2; change++) {
         tap_write_file(TMP, halves, strlen(halves));
-        ro.stack_elide_below = 0.01;
         ro.progress = change ? append_to_file : NULL;
         ro.progress_payload = &appended;
         uint64_t old = pyprof__collapsed_split_min(1), merges = pyprof__collapsed_merges();
         uint64_t reread = pyprof__collapsed_reread_bytes();
-        p = NULL;
+        pyprof_profile *p = NULL;
         rc = pyprof_profile_load(&p, TMP, &ro, &err);
         TAP_OK(pyprof__collapsed_merges() != merges, "two halves were read and merged");
         TAP_OK(pyprof__collapsed_reread_bytes() > reread, "text was read again");
