@@ -232,7 +232,7 @@ uint64_t pyprof__input_offset_of(const pyprof_input *in, const void *p);
  * once pyprof__input_reread_check has passed: a reader that read again
  * must call it after its last read again, and before it trusts the result. */
 int pyprof__input_reread(pyprof_input *in, uint64_t at, void *dst, size_t n, pyprof_error *err);
-/* PYPROF_EIO, naming the first offset read again, if bytes were read again
+/* PYPROF_EIO, naming the lowest offset read again, if bytes were read again
  * and the file is no longer as it was when opened (its size or modification
  * time changed); else 0. */
 int pyprof__input_reread_check(pyprof_input *in, pyprof_error *err);

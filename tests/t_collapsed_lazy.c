@@ -383,7 +383,7 @@ test_changed_file_late(void)
     int rc = load_changing(rewrite_file, &rewritten, &err, NULL);
     TAP_OK(rewritten, "the file was rewritten, same size, at the end of the read");
     TAP_IS_INT(rc, PYPROF_EIO, "the frames read again from it are not used");
-    is_changed_error(&err, "the error names the first offset read again");
+    is_changed_error(&err, "the error names the lowest offset read again");
 
     /* Two halves.  The first has two light stacks, whose tails are dropped
      * at the end (never read again); the second has one heavy stack twice,

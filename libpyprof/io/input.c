@@ -44,8 +44,10 @@ struct pyprof_input {
     size_t mem_len, mem_pos;
     int64_t mtime, fsize;
     struct timespec mtim; /* to see whether a file read again has changed */
-    bool reread;          /* bytes were read again, the first at reread_at: */
-    uint64_t reread_at;   /* pyprof__input_reread_check must see the file as it was */
+    /* bytes were read again (the lowest offset: reread_at), so the file
+     * must be unchanged when pyprof__input_reread_check looks */
+    bool reread;
+    uint64_t reread_at;
 
     /* raw layer */
     unsigned char *raw;
@@ -701,11 +703,11 @@ changed(pyprof_input *in, uint64_t at, pyprof_error *err)
 
 /*
  * Whether the file is still the one opened is not asked here, per read:
- * an fstat is as dear as the pread, and on 100 MB of real stacks it was 14
- * of 36 ms that 28,000 reads again took.  One look at the end, after the
- * last read again, sees any change made since the file was opened, which
- * covers every read before it (pyprof__input_reread_check); bytes that
- * are no longer there fail at once.
+ * an fstat costs nearly as much as the pread, and on 100 MB of real stacks
+ * it was 14 of the 36 ms that 28,000 reads again took.  One look at the
+ * end, after the last read again, sees any change made since the file was
+ * opened, which covers every read before it (pyprof__input_reread_check);
+ * bytes that are no longer there fail at once.
  */
 int
 pyprof__input_reread(pyprof_input *in, uint64_t at, void *dst, size_t n, pyprof_error *err)
