@@ -13,6 +13,10 @@
 
 #include "pyprof_int.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* The frame shapes a file may use; a file uses at most one of the
  * field-carrying shapes (the first one seen), so that two shapes can never
  * give one text two different readings. */
@@ -74,6 +78,28 @@ pyprof__frame_hash(const char *s, size_t n)
     memcpy(&w, s + n - 8, 8); /* the last 8 bytes (some may have been seen) */
     b = (b ^ w) * k2;
     return pyprof__hash_mix(a, b ^ (b >> 29));
+}
+
+/* Where the first ';' in s[from..len) is, len if there is none.  Frames
+ * are a few dozen bytes: a call of memchr, which sets up for long
+ * searches, cost more than this loop's two or three compares. */
+static inline size_t
+pyprof__next_semi(const char *s, size_t from, size_t len)
+{
+    size_t i = from;
+#if defined(__SSE2__)
+    const __m128i semi = _mm_set1_epi8(';');
+    for (; i + 16 <= len; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi));
+        if (m)
+            return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    for (; i < len; i++)
+        if (s[i] == ';')
+            return i;
+    return len;
 }
 
 /* ---- the reader (collapsed.c reads lines, collapsed_stack.c builds the tree) ---- */
@@ -183,6 +209,40 @@ int pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0,
  * (collapsed_frame.c: a cache of frame texts in front of the string table). */
 int pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth,
                                  bool plain, uint64_t h);
+
+/* Whether the n bytes at a and at b are the same: frame texts, a few dozen
+ * bytes, compared sixteen at a time (the last sixteen overlapping) without
+ * the call and the set-up of memcmp. */
+static inline bool
+pyprof__same_text(const char *a, const char *b, size_t n)
+{
+#if defined(__SSE2__)
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+            __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) != 0xFFFF)
+                return false;
+        }
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + n - 16));
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16));
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) == 0xFFFF;
+    }
+#endif
+    return memcmp(a, b, n) == 0;
+}
+
+/* The function of plain frame text f[0..n) with hash h if the frame cache
+ * holds it in its first slot for h (most lookups), else PYPROF_NONE: the
+ * hot path's look before it calls pyprof__collapsed_frame_func. */
+static inline pyprof_id
+pyprof__frame_cached(const pyprof__collapsed_reader *r, const char *f, size_t n, uint64_t h)
+{
+    if (!r->fc)
+        return PYPROF_NONE;
+    const struct frame_cache *e = &r->fc[h & r->fc_mask];
+    return e->hash == h && e->len == n && pyprof__same_text(e->text, f, n) ? e->func : PYPROF_NONE;
+}
 
 /* ---- nodes by the hash of their path (collapsed_stack.c says why) ---- */
 

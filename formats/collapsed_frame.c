@@ -214,7 +214,7 @@ fcache_find(const reader *r, const char *f, size_t n, uint64_t h)
         return PYPROF_NONE;
     for (size_t j = h & r->fc_mask; r->fc[j].text; j = (j + 1) & r->fc_mask) {
         const struct frame_cache *e = &r->fc[j];
-        if (e->hash == h && e->len == n && memcmp(e->text, f, n) == 0)
+        if (e->hash == h && e->len == n && pyprof__same_text(e->text, f, n))
             return e->func;
     }
     return PYPROF_NONE;

@@ -191,8 +191,7 @@ rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, size_t
     int rc;
     size_t k = from, start = pos;
     while (pos < len && k - from < max) {
-        const char *semi = memchr(s + pos, ';', len - pos);
-        size_t fe = semi ? (size_t)(semi - s) : len;
+        size_t fe = pyprof__next_semi(s, pos, len);
         if (fe > UINT32_MAX)
             return PYPROF_ELIMIT;
         if (k >= r->frames_cap && (rc = grow_frames(r, k + 1)) < 0)
@@ -202,7 +201,7 @@ rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, size_t
         if (plain && r->fc)
             __builtin_prefetch(&r->fc[r->fhash[k] & r->fc_mask]);
         k++;
-        pos = semi ? fe + 1 : len;
+        pos = fe < len ? fe + 1 : len;
     }
     *next = pos;
     for (size_t i = from; plain && r->fc && i < k; i++) {
@@ -212,7 +211,10 @@ rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, size_t
     }
     for (size_t i = from; i < k; i++) {
         size_t fs = i > from ? (size_t)r->fend[i - 1] + 1 : start;
-        if ((rc = pyprof__collapsed_frame_func(r, &r->ffunc[i], s + fs, r->fend[i] - fs, i, plain,
+        size_t fl = r->fend[i] - fs;
+        r->ffunc[i] = plain ? pyprof__frame_cached(r, s + fs, fl, r->fhash[i]) : PYPROF_NONE;
+        if (r->ffunc[i] == PYPROF_NONE &&
+            (rc = pyprof__collapsed_frame_func(r, &r->ffunc[i], s + fs, fl, i, plain,
                                                r->fhash[i])) < 0)
             return rc;
     }
@@ -492,8 +494,7 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
         /* 1. the next frames' ends and text hashes; their frame-cache slots */
         size_t n = 0;
         for (size_t p = pos; n < WALK_AHEAD;) {
-            const char *semi = memchr(s + p, ';', len - p);
-            size_t fe = semi ? (size_t)(semi - s) : len;
+            size_t fe = pyprof__next_semi(s, p, len);
             if (fe > UINT32_MAX)
                 return PYPROF_ELIMIT;
             fw[n].start = p;
@@ -502,7 +503,7 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
             if (plain && r->fc)
                 __builtin_prefetch(&r->fc[fw[n].text & r->fc_mask]);
             n++;
-            if (!semi)
+            if (fe == len)
                 break;
             p = fe + 1;
         }
@@ -515,8 +516,11 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
          *    nodes they name, unless nothing below can be in the tree */
         uint64_t h = ph;
         for (size_t j = 0; j < n; j++) {
-            if ((rc = pyprof__collapsed_frame_func(r, &fw[j].func, s + fw[j].start,
-                                                   fw[j].end - fw[j].start, depth + j, plain,
+            const char *f = s + fw[j].start;
+            size_t fl = fw[j].end - fw[j].start;
+            fw[j].func = plain ? pyprof__frame_cached(r, f, fl, fw[j].text) : PYPROF_NONE;
+            if (fw[j].func == PYPROF_NONE &&
+                (rc = pyprof__collapsed_frame_func(r, &fw[j].func, f, fl, depth + j, plain,
                                                    fw[j].text)) < 0)
                 return rc;
             h = fw[j].path = pyprof__path_hash(h, fw[j].func);

@@ -13,6 +13,7 @@
 #include <pyprof/flame.h>
 #include <pyprof/pyprof.h>
 
+#include "collapsed.h"
 #include "pyprof_int.h"
 #include "tap.h"
 
@@ -434,9 +435,52 @@ test_oom(void)
            bad);
 }
 
+/* The reader's inline text searches (collapsed.h) against the obvious
+ * loops: every length up to a few blocks of sixteen, every position of the
+ * byte that matters, at every alignment. */
+static void
+test_text_helpers(void)
+{
+    char a[128], b[128];
+    int bad_semi = 0, bad_same = 0;
+    for (size_t at = 0; at < 16; at++) {
+        for (size_t len = 0; len + at <= 100; len++) {
+            memset(a, 'x', sizeof a);
+            /* no ';' at all, then one at each position (and one past the end) */
+            for (size_t k = 0; k <= len + 1; k++) {
+                if (k < len + 1 && at + k < sizeof a)
+                    a[at + k] = ';';
+                size_t want = k < len ? k : len;
+                if (pyprof__next_semi(a + at, 0, len) != want)
+                    bad_semi++;
+                if (k < len && pyprof__next_semi(a + at, k + 1, len) != len)
+                    bad_semi++; /* (from just past it) */
+                if (k < len + 1 && at + k < sizeof a)
+                    a[at + k] = 'x';
+            }
+            /* the same text, then a difference at each position */
+            for (size_t i = 0; i < len; i++)
+                a[at + i] = b[i] = (char)('a' + (i * 7 + len) % 26);
+            if (!pyprof__same_text(a + at, b, len))
+                bad_same++;
+            for (size_t k = 0; k < len; k++) {
+                b[k] ^= 0x20;
+                if (pyprof__same_text(a + at, b, len))
+                    bad_same++;
+                b[k] ^= 0x20;
+            }
+        }
+    }
+    TAP_OK(bad_semi == 0, "the next ';' is found at every length, position and alignment (%d not)",
+           bad_semi);
+    TAP_OK(bad_same == 0, "texts compare equal or not at every length and position (%d wrong)",
+           bad_same);
+}
+
 int
 main(void)
 {
+    test_text_helpers();
     test_grammar();
     test_long_counts();
     test_bad_lines();

@@ -31,7 +31,7 @@ CLEANFILES += flame-corpus-out/*
 check_PROGRAMS += tests/t_collapsed tests/t_flame
 TESTS += tests/t_collapsed tests/t_flame
 tests_t_collapsed_SOURCES = tests/t_collapsed.c tests/tap.h
-tests_t_collapsed_CPPFLAGS = $(TEST_CPPFLAGS) $(ZSTD_CFLAGS)
+tests_t_collapsed_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/formats $(ZSTD_CFLAGS)
 # -static: the OOM sweep reaches the semi-private allocation hook
 tests_t_collapsed_LDFLAGS = -static
 tests_t_collapsed_LDADD = $(TEST_LIBS) $(ZSTD_LIBS)
