@@ -82,23 +82,32 @@ pyprof__frame_hash(const char *s, size_t n)
 
 /* Where the first ';' in s[from..len) is, len if there is none.  Frames
  * are a few dozen bytes: a call of memchr, which sets up for long
- * searches, cost more than this loop's two or three compares. */
+ * searches, cost more than this loop's two or three compares.  On the way
+ * it looks at whether the bytes it reads (which may go on a little past
+ * the ';') are plain: ASCII without NUL, which is valid UTF-8 as it is and
+ * needs no check of its own.  *odd gets nonzero bits if any is not.  (Only
+ * the frames a read looks up are looked at: the text kept in tails is
+ * looked at when it is read again, if ever.) */
 static inline size_t
-pyprof__next_semi(const char *s, size_t from, size_t len)
+pyprof__next_semi(const char *s, size_t from, size_t len, unsigned *odd)
 {
     size_t i = from;
 #if defined(__SSE2__)
-    const __m128i semi = _mm_set1_epi8(';');
+    const __m128i semi = _mm_set1_epi8(';'), zero = _mm_setzero_si128();
     for (; i + 16 <= len; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        *odd |= (unsigned)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero)));
         unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi));
         if (m)
             return i + (size_t)__builtin_ctz(m);
     }
 #endif
-    for (; i < len; i++)
-        if (s[i] == ';')
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        *odd |= (c & 0x80u) | (c == 0);
+        if (c == ';')
             return i;
+    }
     return len;
 }
 

@@ -20,9 +20,6 @@
 #include <pyprof/flame.h>
 
 #include <math.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "collapsed.h"
 
@@ -110,42 +107,6 @@ common_prefix(const char *a, size_t na, const char *b, size_t nb)
     return i;
 }
 
-/* True if s[0..n) is ASCII without NUL bytes (then it is valid UTF-8 as
- * it is, and needs no per-frame check): 32 bytes at a time where SSE2 is
- * there (every x86-64), else eight.  Every stack is checked whole, so this
- * was a tenth of reading a big file, eight bytes at a time. */
-static bool
-plain_ascii(const char *s, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t acc = 0;
-    size_t i = 0;
-#if defined(__SSE2__)
-    const __m128i zero = _mm_setzero_si128();
-    __m128i any = zero; /* high bit of a byte: >= 0x80, or NUL (compared) */
-    for (; i + 32 <= n; i += 32) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-        any = _mm_or_si128(
-            any, _mm_or_si128(_mm_or_si128(a, b),
-                              _mm_or_si128(_mm_cmpeq_epi8(a, zero), _mm_cmpeq_epi8(b, zero))));
-    }
-    if (_mm_movemask_epi8(any))
-        return false;
-#endif
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        acc |= (w & highs) | ((w - ones) & ~w & highs);
-    }
-    if (acc)
-        return false;
-    for (; i < n; i++)
-        if ((unsigned char)s[i] >= 0x80 || s[i] == 0)
-            return false;
-    return true;
-}
-
 /* Room for n frames of the current stack. */
 static int
 grow_frames(reader *r, size_t n)
@@ -185,25 +146,31 @@ note_weights(reader *r, double w0, double w1)
  * them, then the texts those point to, are asked for before the first is
  * looked at, so that the cache misses of a line overlap. */
 static int
-rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, size_t max, bool plain,
-           size_t *n, size_t *next)
+rest_funcs(reader *r, const char *s, size_t pos, size_t len, size_t from, size_t max, size_t *n,
+           size_t *next)
 {
     int rc;
     size_t k = from, start = pos;
+    unsigned odd = 0;
     while (pos < len && k - from < max) {
-        size_t fe = pyprof__next_semi(s, pos, len);
+        size_t fe = pyprof__next_semi(s, pos, len, &odd);
         if (fe > UINT32_MAX)
             return PYPROF_ELIMIT;
         if (k >= r->frames_cap && (rc = grow_frames(r, k + 1)) < 0)
             return rc;
-        r->fend[k] = (uint32_t)fe;
-        r->fhash[k] = plain ? pyprof__frame_hash(s + pos, fe - pos) : 0;
-        if (plain && r->fc)
-            __builtin_prefetch(&r->fc[r->fhash[k] & r->fc_mask]);
-        k++;
+        r->fend[k++] = (uint32_t)fe;
         pos = fe < len ? fe + 1 : len;
     }
     *next = pos;
+    bool plain = !odd;
+    if (!plain)
+        r->nonplain = true;
+    for (size_t i = from; i < k; i++) {
+        size_t fs = i > from ? (size_t)r->fend[i - 1] + 1 : start;
+        r->fhash[i] = plain ? pyprof__frame_hash(s + fs, r->fend[i] - fs) : 0;
+        if (plain && r->fc)
+            __builtin_prefetch(&r->fc[r->fhash[i] & r->fc_mask]);
+    }
     for (size_t i = from; plain && r->fc && i < k; i++) {
         const struct frame_cache *e = &r->fc[r->fhash[i] & r->fc_mask];
         if (e->hash == r->fhash[i])
@@ -300,8 +267,7 @@ tail_fill(reader *r, struct tail *t, size_t frames)
         }
         len = want;
     }
-    if ((rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, frames, plain_ascii(r->tbuf, len), &n,
-                         &next)) < 0)
+    if ((rc = rest_funcs(r, r->tbuf, 0, len, r->nframes, frames, &n, &next)) < 0)
         return rc;
     pyprof_id *f = pyprof__tail_room(r, n);
     if (!f)
@@ -457,7 +423,7 @@ struct ahead {
  * the text cannot be read again. */
 static int
 defer_rest(reader *r, const char *s, size_t len, const struct ahead *fw, size_t first, size_t n,
-           pyprof_id parent, uint64_t ph, size_t depth, bool plain, double w)
+           pyprof_id parent, uint64_t ph, size_t depth, double w)
 {
     int rc;
     size_t m = n - first, more = 0;
@@ -469,8 +435,7 @@ defer_rest(reader *r, const char *s, size_t len, const struct ahead *fw, size_t 
         return rc;
     for (size_t i = 0; i < m; i++)
         r->ffunc[depth + i] = fw[first + i].func;
-    if (rest < len && want &&
-        (rc = rest_funcs(r, s, rest, len, depth + m, want, plain, &more, &rest)) < 0)
+    if (rest < len && want && (rc = rest_funcs(r, s, rest, len, depth + m, want, &more, &rest)) < 0)
         return rc;
     uint64_t at = rest < len ? pyprof__input_offset_of(r->in, s + rest) : 0;
     return pyprof__tail_new(r, parent, r->ffunc + depth, m + more, at, len - rest, w, ph, true);
@@ -484,28 +449,35 @@ defer_rest(reader *r, const char *s, size_t len, const struct ahead *fw, size_t 
  * next line (r->fend, fnode, fpath from index `depth`).
  */
 static int
-walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_t ph,
-     size_t depth, bool plain, bool defer, double w0, double w1, bool cache)
+walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_t ph, size_t depth,
+     bool defer, double w0, double w1, bool cache)
 {
     int rc;
     bool fresh = false; /* parent was just added: nothing under it to find */
     struct ahead fw[WALK_AHEAD];
     while (pos < len) {
-        /* 1. the next frames' ends and text hashes; their frame-cache slots */
+        /* 1. the next frames' ends; if they are plain, their text hashes
+         *    and frame-cache slots */
         size_t n = 0;
+        unsigned odd = 0;
         for (size_t p = pos; n < WALK_AHEAD;) {
-            size_t fe = pyprof__next_semi(s, p, len);
+            size_t fe = pyprof__next_semi(s, p, len, &odd);
             if (fe > UINT32_MAX)
                 return PYPROF_ELIMIT;
             fw[n].start = p;
             fw[n].end = fe;
-            fw[n].text = plain ? pyprof__frame_hash(s + p, fe - p) : 0;
-            if (plain && r->fc)
-                __builtin_prefetch(&r->fc[fw[n].text & r->fc_mask]);
             n++;
             if (fe == len)
                 break;
             p = fe + 1;
+        }
+        bool plain = !odd;
+        if (!plain)
+            r->nonplain = true;
+        for (size_t j = 0; j < n; j++) {
+            fw[j].text = plain ? pyprof__frame_hash(s + fw[j].start, fw[j].end - fw[j].start) : 0;
+            if (plain && r->fc)
+                __builtin_prefetch(&r->fc[fw[j].text & r->fc_mask]);
         }
         for (size_t j = 0; plain && r->fc && j < n; j++) { /* the texts the slots point to */
             const struct frame_cache *e = &r->fc[fw[j].text & r->fc_mask];
@@ -538,7 +510,7 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
         for (size_t j = 0; j < n; j++) {
             /* below a node still too light to draw, the rest waits there */
             if (defer && stays_light(r, parent, w0))
-                return defer_rest(r, s, len, fw, j, n, parent, ph, depth, plain, w0);
+                return defer_rest(r, s, len, fw, j, n, parent, ph, depth, w0);
             if ((rc = step_down(r, &parent, fw[j].path, fw[j].func, &fresh)) < 0)
                 return rc;
             if (cache) {
@@ -555,7 +527,7 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
             if (fw[j].end == len) /* the last frame */
                 break;
             if (fresh && defer) /* the rest: a tail under the new node */
-                return defer_rest(r, s, len, fw, j + 1, n, parent, ph, depth, plain, w0);
+                return defer_rest(r, s, len, fw, j + 1, n, parent, ph, depth, w0);
         }
     }
     add_self(r, parent, w0, w1);
@@ -689,16 +661,13 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     size_t pos = k ? (size_t)r->fend[k - 1] + 1 : 0;
     if (pos > len) /* the shared frames cover the whole stack */
         pos = len;
-    bool plain = plain_ascii(s + pos, len - pos);
-    if (!plain)
-        r->nonplain = true;
     if (r->lazy) { /* only stacks with one weight (in every metric) are deferred */
         bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
         if (defer)
             r->defer_sum += w0;
         r->light_limit = light_limit(r);
-        rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PYPROF__PATH_ROOT_HASH, k, plain,
-                  defer, w0, w1, true);
+        rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PYPROF__PATH_ROOT_HASH, k, defer,
+                  w0, w1, true);
         /* the next line can reuse only frames in the tree: keep the text up
          * to the separator after the last one (a deferred stack's tail is
          * half of a big file's bytes, and copying it here cost as much as
@@ -719,7 +688,7 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
      * 1. The new frames' functions (rest_funcs: their frame-cache slots
      *    and texts are prefetched first). */
     size_t nf, end;
-    if ((rc = rest_funcs(r, s, pos, len, k, SIZE_MAX, plain, &nf, &end)) < 0)
+    if ((rc = rest_funcs(r, s, pos, len, k, SIZE_MAX, &nf, &end)) < 0)
         return rc;
     nf += k;
     /* 2. Their path hashes; prefetch the path slots. */

@@ -442,7 +442,7 @@ static void
 test_text_helpers(void)
 {
     char a[128], b[128];
-    int bad_semi = 0, bad_same = 0;
+    int bad_semi = 0, bad_plain = 0, bad_same = 0;
     for (size_t at = 0; at < 16; at++) {
         for (size_t len = 0; len + at <= 100; len++) {
             memset(a, 'x', sizeof a);
@@ -451,12 +451,21 @@ test_text_helpers(void)
                 if (k < len + 1 && at + k < sizeof a)
                     a[at + k] = ';';
                 size_t want = k < len ? k : len;
-                if (pyprof__next_semi(a + at, 0, len) != want)
+                unsigned odd = 0;
+                if (pyprof__next_semi(a + at, 0, len, &odd) != want || odd)
                     bad_semi++;
-                if (k < len && pyprof__next_semi(a + at, k + 1, len) != len)
+                if (k < len && pyprof__next_semi(a + at, k + 1, len, &odd) != len)
                     bad_semi++; /* (from just past it) */
                 if (k < len + 1 && at + k < sizeof a)
                     a[at + k] = 'x';
+            }
+            /* a byte that is not plain (not ASCII, or NUL) at each position */
+            for (size_t k = 0; k < len; k++) {
+                unsigned odd = 0;
+                a[at + k] = k % 2 ? '\0' : '\xc3';
+                if (pyprof__next_semi(a + at, 0, len, &odd) != len || !odd)
+                    bad_plain++;
+                a[at + k] = 'x';
             }
             /* the same text, then a difference at each position */
             for (size_t i = 0; i < len; i++)
@@ -473,6 +482,8 @@ test_text_helpers(void)
     }
     TAP_OK(bad_semi == 0, "the next ';' is found at every length, position and alignment (%d not)",
            bad_semi);
+    TAP_OK(bad_plain == 0, "a byte that is not plain is seen at every length and position (%d not)",
+           bad_plain);
     TAP_OK(bad_same == 0, "texts compare equal or not at every length and position (%d wrong)",
            bad_same);
 }

@@ -491,6 +491,46 @@ test_random(void)
     free(b.s);
 }
 
+/* Text that is not plain ASCII deep in the stacks (UTF-8, and a byte that
+ * must be repaired): a read looks at the text of the frames it looks up,
+ * and the rest waits in tails, to be looked at when it is read again.  So
+ * the second half may hold such text unread and still be merged, and the
+ * graphs must be the ones the whole tree draws. */
+static void
+test_deep_odd_text(void)
+{
+    static const char *names[] = {"main", "run (app.py:3)", "loop", "work (w.py:10)", "parse"};
+    tap_buf b = {0};
+    for (int i = 0; i < 4000; i++) {
+        int depth = 1 + (int)rnd(6);
+        for (int d = 0; d < depth; d++) {
+            tap_buf_puts(&b, d ? ";" : "");
+            tap_buf_puts(&b, names[rnd(5)]);
+        }
+        for (int d = 0; d < 20; d++) { /* (each stack its own: light) */
+            char pad[64];
+            snprintf(pad, sizeof pad, d % 2 ? ";pad%u" : ";pad (p.py:%u)", 1 + rnd(100000));
+            tap_buf_puts(&b, pad);
+        }
+        tap_buf_puts(&b, ";caf\xc3\xa9;bad\xff");
+        tap_buf_puts(&b, rnd(10) ? " 1\n" : " 7\n");
+    }
+    check_file("deep non-ASCII text", &b, false, true);
+    pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
+    fo.minwidth = 1; /* 1%: the padding's nodes are too light to open */
+    fo.minwidth_percent = 1;
+    pyprof_profile *whole = load(0, false), *two = load(pyprof_flame_elide_fraction(&fo), true);
+    char why[512];
+    const char *d =
+        whole && two ? layout_difference(whole, two, &fo, why, sizeof why) : "no profile";
+    TAP_OK(merged, "deep non-ASCII text: the halves were merged (it waited in tails)");
+    if (!TAP_OK(!d[0], "deep non-ASCII text: and draw the frames of the whole tree"))
+        tap_diag("%s", d);
+    pyprof_profile_free(whole);
+    pyprof_profile_free(two);
+    free(b.s);
+}
+
 /* Two halves are merged with nodes light by the weight of the whole file.
  * The first half's own estimate of that weight can be far too small: here
  * the second half ends with one stack ten times as heavy as all the others
@@ -579,6 +619,7 @@ main(void)
 {
     test_random();
     test_merge_weight();
+    test_deep_odd_text();
     test_refusals();
     test_changed_file();
     test_changed_file_late();
