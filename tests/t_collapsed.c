@@ -442,7 +442,7 @@ static void
 test_text_helpers(void)
 {
     char a[128], b[128];
-    int bad_semi = 0, bad_plain = 0, bad_same = 0;
+    int bad_semi = 0, bad_plain = 0, bad_same = 0, bad_hash = 0;
     for (size_t at = 0; at < 16; at++) {
         for (size_t len = 0; len + at <= 100; len++) {
             memset(a, 'x', sizeof a);
@@ -467,15 +467,19 @@ test_text_helpers(void)
                     bad_plain++;
                 a[at + k] = 'x';
             }
-            /* the same text, then a difference at each position */
+            /* the same text, then a difference at each position (which
+             * the frame hash must see too: it reads every byte) */
             for (size_t i = 0; i < len; i++)
                 a[at + i] = b[i] = (char)('a' + (i * 7 + len) % 26);
-            if (!pyprof__same_text(a + at, b, len))
+            uint64_t h = pyprof__frame_hash(b, len);
+            if (!pyprof__same_text(a + at, b, len) || pyprof__frame_hash(a + at, len) != h)
                 bad_same++;
             for (size_t k = 0; k < len; k++) {
                 b[k] ^= 0x20;
                 if (pyprof__same_text(a + at, b, len))
                     bad_same++;
+                if (pyprof__frame_hash(b, len) == h)
+                    bad_hash++;
                 b[k] ^= 0x20;
             }
         }
@@ -486,6 +490,8 @@ test_text_helpers(void)
            bad_plain);
     TAP_OK(bad_same == 0, "texts compare equal or not at every length and position (%d wrong)",
            bad_same);
+    TAP_OK(bad_hash == 0, "the frame hash changes with a byte at every length and position (%d not)",
+           bad_hash);
 }
 
 int
