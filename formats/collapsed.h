@@ -317,6 +317,13 @@ int pyprof__tail_new(pyprof__collapsed_reader *r, pyprof_id node, pyprof_id *fun
 pyprof_id *pyprof__tail_room(pyprof__collapsed_reader *r, size_t n);
 /* Hang tail index `ti` (funcs and path already updated) from `node`. */
 int pyprof__tail_move(pyprof__collapsed_reader *r, uint32_t ti, pyprof_id node);
+/* Room for n more tails, written from index r->ntails on (a merge copies a
+ * second half's tails in whole). */
+int pyprof__tails_reserve(pyprof__collapsed_reader *r, size_t n);
+/* Put a list of tails already linked through r->tnext, newest (index) to
+ * oldest, of weight w in all, in front of the list of `node`. */
+int pyprof__tails_splice(pyprof__collapsed_reader *r, pyprof_id node, uint32_t newest,
+                         uint32_t oldest, double w);
 /* Take over the chunks of b (after a merge that moved b's tails to a). */
 void pyprof__tails_adopt(pyprof__collapsed_reader *a, pyprof__collapsed_reader *b);
 void pyprof__tails_free(pyprof__collapsed_reader *r);

@@ -137,6 +137,29 @@ pyprof__tail_new(reader *r, pyprof_id node, pyprof_id *funcs, size_t n, uint64_t
     return pyprof__tail_move(r, ti, node);
 }
 
+int
+pyprof__tails_reserve(reader *r, size_t n)
+{
+    if (n >= UINT32_MAX - 1 - r->ntails)
+        return PYPROF_ELIMIT;
+    if (PYPROF_GROW(r->tails, r->tails_cap, r->ntails + n) < 0 ||
+        PYPROF_GROW(r->tnext, r->tnext_cap, r->ntails + n) < 0)
+        return PYPROF_ENOMEM;
+    return 0;
+}
+
+int
+pyprof__tails_splice(reader *r, pyprof_id node, uint32_t newest, uint32_t oldest, double w)
+{
+    int rc = tail_of_cover(r, node);
+    if (rc < 0)
+        return rc;
+    r->tnext[oldest] = r->tail_of[node];
+    r->tail_of[node] = newest + 1;
+    r->tail_w[node] += w;
+    return 0;
+}
+
 void
 pyprof__tails_adopt(reader *a, reader *b)
 {
