@@ -9,7 +9,9 @@
 #   FLAMEGRAPH_PL=PATH   flamegraph.pl to measure in the same run; without it
 #                        the peer figures of ../shared/bench/README.md are shown,
 #                        labelled as such (a different run: compare with care)
-#   RUNS=N               runs per measurement, the median is kept (default 3)
+#   RUNS=N               runs per measurement, the median is kept (default 3);
+#                        `wc -l` and pyprof-flame are timed in turn, and the
+#                        "pairs" ratio is the median of each pair's ratio
 #   SIZES="1m 100m 1g"   which inputs
 # /usr/bin/time counts wall seconds in hundredths, and `wc -l` reads 100 MB
 # in about 0.02 s: a ratio to that could be off by half.  So each run of a
@@ -46,22 +48,52 @@ reps_for() {
     else echo 1; fi
 }
 
-# median over RUNS of "wall user+sys peakKiB" for a command (stdout
-# discarded), each run REPS back-to-back runs of it, times divided by REPS
+# "wall user+sys peakKiB" of REPS back-to-back runs of a command (stdout
+# discarded), times divided by REPS, appended to file $1
+time_once() {
+    to=$1
+    shift
+    /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" sh -c '
+        n=$1; shift; k=0
+        while [ "$k" -lt "$n" ]; do "$@" > /dev/null || exit 1; k=$((k + 1)); done
+    ' sh "$REPS" "$@" 2> "$OUT/err" || {
+        echo "bench/flame.sh: failed: $*" >&2; cat "$OUT/err" >&2; return 1; }
+    awk -v r="$REPS" '{printf "%.4f %.4f %s\n", $1 / r, ($2 + $3) / r, $4}' "$OUT/t" >> "$to"
+}
+
+# the median line of a file of timings
+median_of() {
+    sort -n "$1" | awk -v n="$RUNS" 'NR == int((n + 1) / 2)'
+}
+
+# median over RUNS of "wall user+sys peakKiB" for a command
 measure() {
     i=0
     : > "$OUT/times"
     while [ "$i" -lt "$RUNS" ]; do
-        /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" sh -c '
-            n=$1; shift; k=0
-            while [ "$k" -lt "$n" ]; do "$@" > /dev/null || exit 1; k=$((k + 1)); done
-        ' sh "$REPS" "$@" 2> "$OUT/err" || {
-            echo "bench/flame.sh: failed: $*" >&2; cat "$OUT/err" >&2; return 1; }
-        awk -v r="$REPS" '{printf "%.4f %.4f %s\n", $1 / r, ($2 + $3) / r, $4}' "$OUT/t" \
-            >> "$OUT/times"
+        time_once "$OUT/times" "$@" || return 1
         i=$((i + 1))
     done
-    sort -n "$OUT/times" | awk -v n="$RUNS" 'NR == int((n + 1) / 2)'
+    median_of "$OUT/times"
+}
+
+# `wc -l FILE` and pyprof-flame on FILE, RUNS times each, in turn, so that
+# each pair sees the machine in one state: sets wc and us (the medians, as
+# measure gives them) and ratio, the median of the pairs' wall ratios
+measure_pair() {
+    i=0
+    : > "$OUT/wc"
+    : > "$OUT/us"
+    while [ "$i" -lt "$RUNS" ]; do
+        time_once "$OUT/wc" wc -l "$1" || return 1
+        time_once "$OUT/us" "$TOOL" "$1" -o "$OUT/out.svg" || return 1
+        i=$((i + 1))
+    done
+    wc=$(median_of "$OUT/wc")
+    us=$(median_of "$OUT/us")
+    ratio=$(paste -d' ' "$OUT/us" "$OUT/wc" |
+        awk '{print $1 / ($4 > 0.0001 ? $4 : 0.0001)}' | sort -n |
+        awk -v n="$RUNS" 'NR == int((n + 1) / 2)')
 }
 
 # peer figures measured by the bench maintainers (shared/bench/README.md)
@@ -79,8 +111,7 @@ for s in $SIZES; do
     [ -r "$f" ] || { echo "bench/flame.sh: missing $f (run gen.sh)" >&2; continue; }
     cat "$f" > /dev/null # into the page cache first
     REPS=$(reps_for "$f")
-    wc=$(measure wc -l "$f") || continue
-    us=$(measure "$TOOL" "$f" -o "$OUT/out.svg") || continue
+    measure_pair "$f" || continue
     if [ -n "${FLAMEGRAPH_PL:-}" ]; then
         fg=$(REPS=1 measure perl "$FLAMEGRAPH_PL" "$f")
         fglabel="flamegraph.pl"
@@ -95,10 +126,10 @@ for s in $SIZES; do
         echo "$vals" | awk -v i="$s" -v t="$name" \
             '{printf "%-6s %-16s %9s %9s %10.1f\n", i, t, $1, $2, $3 / 1024}'
     done
-    echo "$us|$wc|$fg" | awk -F'|' -v i="$s" '{
+    echo "$us|$wc|$fg|$ratio" | awk -F'|' -v i="$s" '{
         split($1, u, " "); split($2, w, " "); split($3, g, " ");
-        printf "%-6s ratios: pyprof-flame / wc -l = %.1fx wall, %.1fx cpu", i,
-            u[1] / (w[1] > 0.0001 ? w[1] : 0.0001), u[2] / (w[2] > 0.0001 ? w[2] : 0.0001);
+        printf "%-6s ratios: pyprof-flame / wc -l = %.1fx wall (pairs: %.1fx), %.1fx cpu", i,
+            u[1] / (w[1] > 0.0001 ? w[1] : 0.0001), $4, u[2] / (w[2] > 0.0001 ? w[2] : 0.0001);
         if (g[1] != "") printf ", flamegraph.pl / pyprof-flame = %.1fx wall, %.1fx memory",
             g[1] / u[1], g[3] / u[3];
         printf "\n" }'
@@ -111,14 +142,14 @@ if [ -r "$real" ] && [ -z "${NO_REAL:-}" ]; then
     i=0
     while [ $i -lt 100 ]; do cat "$real"; i=$((i + 1)); done > "$OUT/real100.folded"
     REPS=$(reps_for "$OUT/real100.folded")
-    wc=$(measure wc -l "$OUT/real100.folded")
-    us=$(measure "$TOOL" "$OUT/real100.folded" -o "$OUT/out.svg")
+    measure_pair "$OUT/real100.folded"
     for row in "wc -l|$wc" "pyprof-flame|$us"; do
         echo "${row#*|}" | awk -v t="${row%%|*}" \
             '{printf "%-6s %-16s %9s %9s %10.1f\n", "real100", t, $1, $2, $3 / 1024}'
     done
-    echo "$us|$wc" | awk -F'|' '{ split($1, u, " "); split($2, w, " ");
-        printf "real100 ratios: pyprof-flame / wc -l = %.1fx wall\n", u[1] / (w[1] > 0.0001 ? w[1] : 0.0001) }'
+    echo "$us|$wc|$ratio" | awk -F'|' '{ split($1, u, " "); split($2, w, " ");
+        printf "real100 ratios: pyprof-flame / wc -l = %.1fx wall (pairs: %.1fx)\n",
+            u[1] / (w[1] > 0.0001 ? w[1] : 0.0001), $3 }'
 fi
 # pstats has no stacks: from pstats-large both tools draw stacks estimated
 # from caller ratios (each its own way), flameprof in Python
