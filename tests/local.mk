@@ -101,7 +101,7 @@ tests_t_mutate_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/t_oom
 TESTS += tests/t_oom
 tests_t_oom_SOURCES = tests/t_oom.c tests/tap.h
-tests_t_oom_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof
+tests_t_oom_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof -I$(top_srcdir)/formats
 tests_t_oom_LDFLAGS = -static
 tests_t_oom_LDADD = $(TEST_LIBS)
 

@@ -16,6 +16,7 @@
 
 #include <pyprof/pyprof.h>
 
+#include "collapsed.h"
 #include "pyprof_int.h"
 #include "tap.h"
 
@@ -26,27 +27,30 @@
 static const struct {
     const char *fixture, *format;
     double elide; /* > 0: a lazy read (pyprof_read_options.stack_elide_below) */
+    bool halves;  /* read in two halves on two threads, then merged (however small) */
 } cases[] = {
-    {"pstats/cprofile_py311.pstats", "pstats", 0},
-    {"pstats/profile_py27.pstats", "pstats", 0},
-    {"pstats/yappi_py311.pstats", "pstats", 0},
-    {"pstats/marshal_v0.pstats", "pstats", 0},
-    {"pstats/cprofile_py311_2frames.pstats.zst", "pstats", 0},
-    {"lprof/py27_p2.lprof", "lprof", 0},
-    {"lprof/py311_p5.lprof", "lprof", 0},
-    {"mprofile/run_python.dat", "mprofile", 0},
-    {"mprofile/mprofile_20261122114124.dat", "mprofile", 0},
-    {"mprofile/report.txt", "memreport", 0},
-    {"collapsed/plain.folded.zst", "collapsed", 0},
-    {"collapsed/austin_full.austin", "collapsed", 0},
-    {"collapsed/pyflame_ts.txt", "collapsed", 0},
-    {"collapsed/utf16le.folded", "collapsed", 0},
-    {"collapsed/badlines.folded", "collapsed", 0},
-    {"collapsed/plain.folded.zst", "collapsed", 0.3},
-    {"collapsed/pyspy.folded", "collapsed", 0.01},
-    {"convert/p2c.callgrind", "callgrind", 0},
-    {"convert/yappi.callgrind", "callgrind", 0},
-    {"convert/evented.speedscope.json", "speedscope", 0},
+    {"pstats/cprofile_py311.pstats", "pstats", 0, false},
+    {"pstats/profile_py27.pstats", "pstats", 0, false},
+    {"pstats/yappi_py311.pstats", "pstats", 0, false},
+    {"pstats/marshal_v0.pstats", "pstats", 0, false},
+    {"pstats/cprofile_py311_2frames.pstats.zst", "pstats", 0, false},
+    {"lprof/py27_p2.lprof", "lprof", 0, false},
+    {"lprof/py311_p5.lprof", "lprof", 0, false},
+    {"mprofile/run_python.dat", "mprofile", 0, false},
+    {"mprofile/mprofile_20261122114124.dat", "mprofile", 0, false},
+    {"mprofile/report.txt", "memreport", 0, false},
+    {"collapsed/plain.folded.zst", "collapsed", 0, false},
+    {"collapsed/austin_full.austin", "collapsed", 0, false},
+    {"collapsed/pyflame_ts.txt", "collapsed", 0, false},
+    {"collapsed/utf16le.folded", "collapsed", 0, false},
+    {"collapsed/badlines.folded", "collapsed", 0, false},
+    {"collapsed/plain.folded.zst", "collapsed", 0.3, false},
+    {"collapsed/pyspy.folded", "collapsed", 0.01, false},
+    {"collapsed/pyspy.folded", "collapsed", 0, true},
+    {"collapsed/pyspy.folded", "collapsed", 0.01, true},
+    {"convert/p2c.callgrind", "callgrind", 0, false},
+    {"convert/yappi.callgrind", "callgrind", 0, false},
+    {"convert/evented.speedscope.json", "speedscope", 0, false},
 };
 
 /* What a read is compared by: the sizes of every part of the model. */
@@ -73,8 +77,9 @@ format_of(const pyprof_profile *p)
 }
 
 static void
-sweep(const char *fixture, const char *format, double elide)
+sweep(const char *fixture, const char *format, double elide, bool halves)
 {
+    uint64_t old_min = pyprof__collapsed_split_min(halves ? 1 : UINT64_MAX);
     const char *path = tap_fixture(fixture);
     pyprof_profile *ref = NULL;
     pyprof_error err = PYPROF_ERROR_INIT;
@@ -82,6 +87,7 @@ sweep(const char *fixture, const char *format, double elide)
     ro.stack_elide_below = elide;
     if (pyprof_profile_load(&ref, path, &ro, &err) < 0) {
         TAP_OK(0, "%s: reads without the hook (%s)", fixture, err.message);
+        pyprof__collapsed_split_min(old_min);
         return;
     }
     TAP_OK(strcmp(format_of(ref), format) == 0, "%s: read as %s (%s)", fixture, format,
@@ -93,12 +99,15 @@ sweep(const char *fixture, const char *format, double elide)
     long n, bad = 0;
     char first[2048] = "";
     pyprof_profile *p = NULL;
+    bool merged = false;
     for (n = 0; n < MAX_SITES; n++) {
         pyprof_error e = PYPROF_ERROR_INIT;
         p = NULL;
+        uint64_t merges = pyprof__collapsed_merges();
         pyprof__alloc_fail_after(n);
         int rc = pyprof_profile_load(&p, path, &ro, &e);
         pyprof__alloc_fail_after(-1);
+        merged = pyprof__collapsed_merges() != merges;
         if (rc == 0)
             break;
         bool clean = rc == PYPROF_ENOMEM && e.code == PYPROF_ENOMEM && p == NULL &&
@@ -111,9 +120,17 @@ sweep(const char *fixture, const char *format, double elide)
     }
     if (bad)
         tap_diag("  %s", first);
-    TAP_OK(bad == 0 && n > 0 && n < MAX_SITES,
-           "%s%s: allocations 0..%ld failed in turn, each a clean out-of-memory error", fixture,
-           elide > 0 ? " (lazy)" : "", n - 1);
+    TAP_OK(bad == 0 && n > 0 &&
+                   n<MAX_SITES,
+                     "%s%s%s: allocations 0..%ld failed in turn, each a clean out-of-memory error",
+                     fixture, elide> 0
+               ? " (lazy)"
+               : "",
+           halves ? " (two halves)" : "", n - 1);
+    if (halves)
+        TAP_OK(merged, "%s%s: the read that succeeded merged two halves", fixture,
+               elide > 0 ? " (lazy)" : "");
+    pyprof__collapsed_split_min(old_min);
     if (p) {
         shape(p, got);
         TAP_OK(memcmp(want, got, sizeof want) == 0,
@@ -138,6 +155,6 @@ main(void)
         TAP_OK(covered, "format %s has an allocation-failure sweep", name);
     }
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-        sweep(cases[c].fixture, cases[c].format, cases[c].elide);
+        sweep(cases[c].fixture, cases[c].format, cases[c].elide, cases[c].halves);
     return tap_done();
 }

@@ -2,32 +2,37 @@
  * alloc.c - the library's allocator front, with a test hook that fails the
  * Nth allocation (SQLite's test_malloc idea): the OOM-sweep tests raise N
  * until a read succeeds and check that every earlier attempt failed cleanly.
- * The counter is process-global; the hook is for single-threaded tests.
+ * The counter is process-global: one read at a time (which may use two
+ * threads).
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <sys/mman.h>
 
 #include "pyprof_int.h"
 
-static long fail_at = -1; /* allocation index that starts failing; -1 = never */
-static long count;        /* allocations attempted since the hook was set */
+/* (atomic: a split read allocates on two threads, and the sweep of one
+ * counts both; each allocation from the Nth on fails, whichever thread
+ * asks, so that a read cannot recover into a success) */
+static atomic_long fail_at = -1; /* allocation index that starts failing; -1 = never */
+static atomic_long count;        /* allocations attempted since the hook was set */
 
 long
 pyprof__alloc_fail_after(long n)
 {
-    long done = count;
-    fail_at = n;
-    count = 0;
+    long done = atomic_exchange_explicit(&count, 0, memory_order_relaxed);
+    atomic_store_explicit(&fail_at, n, memory_order_relaxed);
     return done;
 }
 
 static bool
 should_fail(void)
 {
-    if (fail_at < 0)
+    long at = atomic_load_explicit(&fail_at, memory_order_relaxed);
+    if (at < 0)
         return false;
-    return count++ >= fail_at;
+    return atomic_fetch_add_explicit(&count, 1, memory_order_relaxed) >= at;
 }
 
 void *
