@@ -139,15 +139,22 @@ typedef struct pyprof__collapsed_reader {
     pyprof_id *ffunc; /* function of each new frame, while a stack is added */
     size_t nframes, frames_cap;
 
-    /* frame text string id -> function id, and back */
+    /* frame text string id -> function id (text that is not plain ASCII,
+     * stored repaired: several texts may be one string) */
     pyprof_id *func_of_str;
     size_t fos_cap;
-    pyprof_id *str_of_func;
-    size_t sof_cap;
-    /* ASCII frame text -> function id, in front of the two lookups above */
+    /* function id -> its frame text, as stored (the profile's strings, or
+     * `texts`: a frame split into fields keeps no string of its own) */
+    struct func_text {
+        const char *text;
+        size_t len;
+    } * ftext;
+    size_t ftext_cap;
+    pyprof__arena texts;
+    /* ASCII frame text -> function id, in front of the lookups above */
     struct frame_cache {
         uint64_t hash;
-        const char *text; /* the profile's copy (stable: arena) */
+        const char *text; /* a stable copy (ftext's) */
         uint32_t len;
         pyprof_id func;
     } * fc;

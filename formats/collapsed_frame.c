@@ -205,8 +205,8 @@ intern_text(reader *r, pyprof_id *out, const char *s, size_t n, bool plain)
 /* The frame cache: most frames of a big file are repeats of a few
  * thousand texts, and this finds their function with one probe and one
  * compare, where interning the text and mapping it would cost four or five
- * scattered memory reads.  ASCII frames only, whose stored text is the
- * input text. */
+ * scattered memory reads.  ASCII frames only, whose text needs no repair:
+ * the cache compares with a copy of the frame's own bytes (r->ftext's). */
 static pyprof_id
 fcache_find(const reader *r, const char *f, size_t n, uint64_t h)
 {
@@ -250,40 +250,37 @@ fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
     return 0;
 }
 
-/* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
- * the text is known to be ASCII without NUL, and `h` is its hash. */
-int
-pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth,
-                             bool plain, uint64_t h)
+/* Note that function `func` stands for frame text text[0..len), a stable
+ * copy (the merge reads a second half's functions back as text). */
+static int
+note_text(reader *r, pyprof_id func, const char *text, size_t len)
 {
-    pyprof_id sid;
-    if (plain && (*out = fcache_find(r, f, n, h)) != PYPROF_NONE)
-        return 0;
-    int rc = intern_text(r, &sid, f, n, plain);
-    if (rc < 0)
-        return rc;
-    if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
-        *out = r->func_of_str[sid];
-        return plain ? fcache_put(r, h, pyprof_profile_string(r->p, sid), n, *out) : 0;
-    }
-    if (sid >= r->fos_cap) {
-        size_t old = r->fos_cap;
-        if (PYPROF_GROW(r->func_of_str, r->fos_cap, (size_t)sid + 1) < 0)
+    if (func >= r->ftext_cap) {
+        size_t old = r->ftext_cap;
+        if (PYPROF_GROW(r->ftext, r->ftext_cap, (size_t)func + 1) < 0)
             return PYPROF_ENOMEM;
-        for (size_t i = old; i < r->fos_cap; i++)
-            r->func_of_str[i] = PYPROF_NONE;
+        memset(r->ftext + old, 0, (r->ftext_cap - old) * sizeof(*r->ftext));
     }
+    if (!r->ftext[func].text)
+        r->ftext[func] = (struct func_text){text, len};
+    return 0;
+}
 
-    /* the text as stored may differ from f (U+FFFD substitutions): split that */
-    const char *text = pyprof_profile_string(r->p, sid);
-    size_t len = pyprof_profile_string_len(r->p, sid);
-    pyprof__frame_fields ff;
+/* Split frame text s[0..n) at `depth` into *ff by the file's frame shape,
+ * or by the first shape that fits if it has none yet (which then becomes
+ * its shape); *flags gets the function's flags.  True if it was split. */
+static bool
+split_frame(reader *r, const char *s, size_t n, size_t depth, pyprof__frame_fields *ff,
+            uint32_t *flags)
+{
+    *flags = PYPROF_FUNC_FRAME_NAME;
+    if (r->dialect == D_AUSTIN && is_austin_task_frame(s, n, depth)) {
+        *flags |= PYPROF_FUNC_SYNTHETIC;
+        return false;
+    }
     bool split = false;
-    uint32_t flags = PYPROF_FUNC_FRAME_NAME;
-    if (r->dialect == D_AUSTIN && is_austin_task_frame(text, len, depth)) {
-        flags |= PYPROF_FUNC_SYNTHETIC;
-    } else if (r->shape) {
-        split = pyprof__frame_split(text, len, r->shape, &ff);
+    if (r->shape) {
+        split = pyprof__frame_split(s, n, r->shape, ff);
     } else {
         static const uint32_t folded_shapes[] = {PYPROF_FUNC_FRAME_NAME_FILE_LINE,
                                                  PYPROF_FUNC_FRAME_FILE_NAME_LINE};
@@ -293,9 +290,54 @@ pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n,
         const uint32_t *shapes = r->dialect == D_AUSTIN ? austin_shapes : folded_shapes;
         size_t nshapes = r->dialect == D_AUSTIN ? 3 : 2;
         for (size_t i = 0; i < nshapes && !split; i++)
-            if ((split = pyprof__frame_split(text, len, shapes[i], &ff)))
+            if ((split = pyprof__frame_split(s, n, shapes[i], ff)))
                 r->shape = shapes[i];
     }
+    if (split)
+        *flags = ff->shape;
+    return split;
+}
+
+/* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
+ * the text is known to be ASCII without NUL, and `h` is its hash.
+ *
+ * A plain text is its own stored text, and the frame cache finds it again,
+ * so a new one is split as it is, and only its fields are interned: a
+ * frame split into name and file keeps no string of the whole (a copy for
+ * the cache, in r->texts, costs no lookup).  Other text is interned first,
+ * repaired where it is not UTF-8 (so that two texts may be one string), and
+ * that string is what is split and what maps to the function. */
+int
+pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth,
+                             bool plain, uint64_t h)
+{
+    if (plain && (*out = fcache_find(r, f, n, h)) != PYPROF_NONE)
+        return 0;
+    int rc;
+    pyprof_id sid = PYPROF_NONE;
+    const char *text = f;
+    size_t len = n;
+    if (!plain) {
+        if ((rc = intern_text(r, &sid, f, n, false)) < 0)
+            return rc;
+        if (sid < r->fos_cap && r->func_of_str[sid] != PYPROF_NONE) {
+            *out = r->func_of_str[sid];
+            return 0;
+        }
+        if (sid >= r->fos_cap) {
+            size_t old = r->fos_cap;
+            if (PYPROF_GROW(r->func_of_str, r->fos_cap, (size_t)sid + 1) < 0)
+                return PYPROF_ENOMEM;
+            for (size_t i = old; i < r->fos_cap; i++)
+                r->func_of_str[i] = PYPROF_NONE;
+        }
+        /* the text as stored may differ from f (U+FFFD substitutions): split that */
+        text = pyprof_profile_string(r->p, sid);
+        len = pyprof_profile_string_len(r->p, sid);
+    }
+    pyprof__frame_fields ff;
+    uint32_t flags;
+    bool split = split_frame(r, text, len, depth, &ff, &flags);
     pyprof_id file = 0, name = sid;
     int64_t line = 0;
     if (split) {
@@ -303,20 +345,25 @@ pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n,
             (rc = pyprof_profile_intern(r->p, &name, ff.name, ff.name_len)) < 0)
             return rc;
         line = ff.line;
-        flags = ff.shape;
+    } else if (plain && (rc = pyprof_profile_intern(r->p, &name, f, n)) < 0) {
+        return rc; /* (the whole text is the name) */
     }
-    rc = pyprof_profile_func_intern(r->p, out, file, line, name, flags, NULL);
-    if (rc < 0)
+    if ((rc = pyprof_profile_func_intern(r->p, out, file, line, name, flags, NULL)) < 0)
         return rc;
-    r->func_of_str[sid] = *out;
-    if (*out >= r->sof_cap) {
-        size_t old = r->sof_cap;
-        if (PYPROF_GROW(r->str_of_func, r->sof_cap, (size_t)*out + 1) < 0)
+    if (sid != PYPROF_NONE)
+        r->func_of_str[sid] = *out;
+    /* a stable copy of the text: a string of the profile's, or in r->texts */
+    const char *stable = text;
+    if (!split) {
+        stable = pyprof_profile_string(r->p, name);
+    } else if (plain) {
+        char *copy = pyprof__arena_alloc(&r->texts, n ? n : 1);
+        if (!copy)
             return PYPROF_ENOMEM;
-        for (size_t i = old; i < r->sof_cap; i++)
-            r->str_of_func[i] = PYPROF_NONE;
+        memcpy(copy, f, n);
+        stable = copy;
     }
-    if (r->str_of_func[*out] == PYPROF_NONE)
-        r->str_of_func[*out] = sid;
-    return plain ? fcache_put(r, h, text, n, *out) : 0;
+    if ((rc = note_text(r, *out, stable, len)) < 0)
+        return rc;
+    return plain ? fcache_put(r, h, stable, n, *out) : 0;
 }

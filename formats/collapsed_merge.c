@@ -163,13 +163,12 @@ pyprof__collapsed_merge(reader *a, reader *b)
      * new ones get the ids (and strings, and frame shape) that one pass
      * would have given them.  b's frames were all plain ASCII. */
     for (size_t f = 0; f < nf; f++) {
-        pyprof_id sid = f < b->sof_cap ? b->str_of_func[f] : PYPROF_NONE;
-        if (sid == PYPROF_NONE) {
+        if (f >= b->ftext_cap || !b->ftext[f].text) {
             rc = PYPROF_EINVAL; /* every function of b came from a frame */
             goto out;
         }
-        const char *t = pyprof_profile_string(pb, sid);
-        size_t n = pyprof_profile_string_len(pb, sid);
+        const char *t = b->ftext[f].text;
+        size_t n = b->ftext[f].len;
         if ((rc = pyprof__collapsed_frame_func(a, &fmap[f], t, n, 0, true,
                                                pyprof__frame_hash(t, n))) < 0)
             goto out;

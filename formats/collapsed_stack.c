@@ -762,7 +762,8 @@ pyprof__collapsed_reader_free(reader *r)
     r->light_stops = 0;
     pyprof__collapsed_reader_drop_lookups(r);
     pyprof__tails_free(r);
-    pyprof__free(r->str_of_func);
-    r->str_of_func = NULL;
-    r->sof_cap = 0;
+    pyprof__free(r->ftext);
+    r->ftext = NULL;
+    r->ftext_cap = 0;
+    pyprof__arena_free(&r->texts);
 }
