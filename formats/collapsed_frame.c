@@ -38,9 +38,14 @@ canonical_line(const char *s, size_t len)
 static const char *
 last_open_paren(const char *s, size_t len)
 {
-    for (size_t i = len; i-- > 1;)
-        if (s[i] == '(' && s[i - 1] == ' ')
-            return s + i - 1;
+    while (len > 1) {
+        const char *p = memrchr(s + 1, '(', len - 1);
+        if (!p)
+            return NULL;
+        if (p[-1] == ' ')
+            return p - 1;
+        len = (size_t)(p - s);
+    }
     return NULL;
 }
 
@@ -65,12 +70,7 @@ pyprof__frame_split(const char *s, size_t len, uint32_t shape, pyprof__frame_fie
             out->file_len = (size_t)(end - inner);
             return out->file_len > 0;
         }
-        const char *colon = NULL;
-        for (const char *q = end; q-- > inner;)
-            if (*q == ':') {
-                colon = q;
-                break;
-            }
+        const char *colon = memrchr(inner, ':', (size_t)(end - inner));
         if (!colon || colon == inner)
             return false;
         out->line = canonical_line(colon + 1, (size_t)(end - colon - 1));

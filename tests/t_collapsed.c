@@ -490,14 +490,47 @@ test_text_helpers(void)
            bad_plain);
     TAP_OK(bad_same == 0, "texts compare equal or not at every length and position (%d wrong)",
            bad_same);
-    TAP_OK(bad_hash == 0, "the frame hash changes with a byte at every length and position (%d not)",
-           bad_hash);
+    TAP_OK(bad_hash == 0,
+           "the frame hash changes with a byte at every length and position (%d not)", bad_hash);
+}
+
+/* pyprof__frame_split on py-spy's "NAME (FILE:LINE)": the last " (" and
+ * the last ':' inside it, a canonical line, and anything else unsplit. */
+static void
+test_frame_split(void)
+{
+    static const struct {
+        const char *text, *name, *file;
+        int64_t line; /* 0: not split */
+    } cases[] = {
+        {"f (a.py:1)", "f", "a.py", 1},     {"f (x) (a.py:12)", "f (x)", "a.py", 12},
+        {"g (a:b.py:3)", "g", "a:b.py", 3}, {"n ((a.py:2)", "n", "(a.py", 2},
+        {"f(a.py:1)", NULL, NULL, 0},       {"h (a.py:)", NULL, NULL, 0},
+        {"k (a.py:01)", NULL, NULL, 0},     {" (a.py:1)", NULL, NULL, 0},
+        {"m (a.py:1) ", NULL, NULL, 0},     {"p (:4)", NULL, NULL, 0},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pyprof__frame_fields ff;
+        const char *t = cases[i].text;
+        bool split = pyprof__frame_split(t, strlen(t), PYPROF_FUNC_FRAME_NAME_FILE_LINE, &ff);
+        bool ok = split == (cases[i].line != 0);
+        if (ok && split)
+            ok = ff.line == cases[i].line && ff.name_len == strlen(cases[i].name) &&
+                 memcmp(ff.name, cases[i].name, ff.name_len) == 0 &&
+                 ff.file_len == strlen(cases[i].file) &&
+                 memcmp(ff.file, cases[i].file, ff.file_len) == 0;
+        if (!ok && bad++ == 0)
+            tap_diag("'%s' split wrongly", t);
+    }
+    TAP_OK(bad == 0, "py-spy frames split at the last \" (\" and its last ':' (%d wrong)", bad);
 }
 
 int
 main(void)
 {
     test_text_helpers();
+    test_frame_split();
     test_grammar();
     test_long_counts();
     test_bad_lines();
