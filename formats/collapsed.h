@@ -313,6 +313,14 @@ pyprof__tail_at(const pyprof__collapsed_reader *r, pyprof_id node)
 {
     return node < r->tail_of_cap ? r->tail_of[node] : 0;
 }
+/* Whether stacks of weight w in all that go below `node` all stay there as
+ * tails: the node has tails (so no children), and with w the weight
+ * through it is still too small to draw (roots have no tails). */
+static inline bool
+pyprof__stays_light(const pyprof__collapsed_reader *r, pyprof_id node, double w)
+{
+    return pyprof__tail_at(r, node) && r->tail_w[node] + w < r->light_limit;
+}
 /* Hang a new tail of weight w from `node` (which has no tail): functions
  * funcs[0..n), then the frames of the text_len bytes at file offset
  * text_at (none if 0); at least one frame.  `copy`: the functions are

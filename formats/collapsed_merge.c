@@ -63,15 +63,6 @@ mark_findable(struct findable_set *s, size_t old, size_t from, size_t to)
     return 0;
 }
 
-/* Whether all of b's tails at one node, of weight w in all, stay in the
- * list of a's node v, one after the other, as stays_light would find
- * (collapsed_stack.c): v has tails, and with w it is still light. */
-static bool
-all_stay(const reader *a, pyprof_id v, double w)
-{
-    return pyprof__tail_at(a, v) && a->tail_w[v] + w < a->light_limit;
-}
-
 /*
  * b's tails, after b's nodes (nmap: b's node -> a's; path: the path hash
  * of each, in a's functions; nodes from `old` on are new to a, unless
@@ -112,7 +103,9 @@ merge_tails(reader *a, reader *b, const pyprof_id *fmap, const pyprof_id *nmap,
             t->funcs[j] = fmap[t->funcs[j]];
         pyprof_id v = nmap[x];
         if (fate[x] == UNSEEN) {
-            bool stay = (v >= old && !findable(later, old, v)) || all_stay(a, v, b->tail_w[x]);
+            /* (each would stay, one after the other, iff they all do) */
+            bool stay =
+                (v >= old && !findable(later, old, v)) || pyprof__stays_light(a, v, b->tail_w[x]);
             fate[x] = stay ? STAY : WALK;
         }
         if (fate[x] == WALK) {

@@ -339,12 +339,11 @@ pyprof__collapsed_light_stops(void)
 }
 
 /* Whether a stack of weight w that goes below `node` leaves its frames
- * there as a tail: the node has tails (no children), and with w the
- * weight through it would still be too small to draw. */
+ * there as a tail (pyprof__stays_light), counted. */
 static inline bool
 stays_light(reader *r, pyprof_id node, double w)
 {
-    if (!pyprof__tail_at(r, node) || !(r->tail_w[node] + w < r->light_limit)) /* (roots: none) */
+    if (!pyprof__stays_light(r, node, w))
         return false;
     r->light_stops++; /* (added to the test hook's count when the reader is freed) */
     return true;
