@@ -160,6 +160,16 @@ typedef struct pyprof__collapsed_reader {
     } * fc;
     size_t fc_mask, fc_used;
 
+    /* jumps (collapsed_jump.c): runs of frames walked before, by their
+     * text and the node they start from; jtext: bytes of text they keep */
+    struct jump_slot {
+        uint64_t key;
+        struct pyprof__jump *jump;
+    } * jtab;
+    size_t jmask, jused, jtext;
+    pyprof__arena jarena;
+    uint64_t jumps; /* jumps taken (a test hook counts them) */
+
     /* every node by the hash of its path (see collapsed_stack.c): slots
      * are (low 32 bits of the hash) << 32 | (node + 1), 0 = empty */
     uint64_t *path_tab;
@@ -304,6 +314,36 @@ int pyprof__collapsed_tails_push(reader *r, pyprof_id at);
 /* Walk tail t's frames down from `parent` (path hash `ph`), pushing tails
  * down and adding nodes as a stack's frames are (for b's tails in a merge). */
 int pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph);
+
+/* ---- jumps (collapsed_jump.c) ---- */
+
+/* A window of frame text the walk has gone through: `frames` frames (its
+ * `len` bytes of text, each frame with its ';') from node `from` (PYPROF_NONE:
+ * the roots) down to node `to`, whose path hashes to `path`. */
+struct pyprof__jump {
+    pyprof_id from, to;
+    uint32_t len, frames;
+    uint64_t path;
+    char text[];
+};
+/* Where the window that starts at s[pos] (a frame's start) ends: just past
+ * the last ';' within the window size of s[pos..len); 0 if there is none. */
+size_t pyprof__jump_end(const char *s, size_t pos, size_t len);
+/* The jump noted from node `from` over the n bytes of window text s, or NULL. */
+const struct pyprof__jump *pyprof__jump_find(const pyprof__collapsed_reader *r, pyprof_id from,
+                                             const char *s, size_t n);
+/* Note that the walk went from `from` through the `frames` frames of the n
+ * bytes of window text s to node `to` (path hash `path`). */
+int pyprof__jump_put(pyprof__collapsed_reader *r, pyprof_id from, const char *s, size_t n,
+                     pyprof_id to, uint64_t path, size_t frames);
+void pyprof__jumps_free(pyprof__collapsed_reader *r);
+/* Test hook: the window size in bytes (0: no jumps; the default is 256);
+ * returns the old one. */
+size_t pyprof__collapsed_jump_bytes(size_t bytes);
+/* The window size: 0 if the walk takes no jumps. */
+size_t pyprof__jump_window(void);
+/* Test hook: jumps taken so far, all readers together. */
+uint64_t pyprof__collapsed_jumps(void);
 
 /* ---- tails (collapsed_tail.c) ---- */
 

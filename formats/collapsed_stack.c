@@ -4,13 +4,14 @@
  *
  * Four things keep a 1 GB file fast and its memory bounded by the number of
  * distinct stacks: the previous line's frames are reused up to the first
- * byte that differs (sorted files share long prefixes); frame texts map to
- * functions through a small cache in front of the string table
- * (collapsed_frame.c); nodes are
- * found by the hash of their whole path, so that the profile's index of ten
- * million nodes is never built while reading; and each lookup is split
- * into steps that each prefetch what the whole line needs, so that the
- * cache misses of a line overlap.  A lazy read (for flame graphs) also
+ * byte that differs (sorted files share long prefixes), or in a lazy read
+ * the runs of frames walked before are jumped over (collapsed_jump.c);
+ * frame texts map to functions through a small cache in front of the
+ * string table (collapsed_frame.c); nodes are found by the hash of their
+ * whole path, so that the profile's index of ten million nodes is never
+ * built while reading; and each lookup is split into steps that each
+ * prefetch what the whole line needs, so that the cache misses of a line
+ * overlap.  A lazy read (for flame graphs) also
  * stops building a stack at its first new frame, or at the first node still
  * too light to draw: see collapsed_tail.c.
  * What two threads read of one file is joined in collapsed_merge.c.
@@ -454,9 +455,36 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
     int rc;
     bool fresh = false; /* parent was just added: nothing under it to find */
     struct ahead fw[WALK_AHEAD];
+    /* the window of text the walk is in (collapsed_jump.c): s[ws..we) (we
+     * 0: none), entered at node wnode at depth wdepth; wplain: its frames
+     * so far were plain */
+    size_t ws = 0, we = 0, wdepth = 0;
+    pyprof_id wnode = PYPROF_NONE;
+    bool wplain = false;
     while (pos < len) {
-        /* 1. the next frames' ends; if they are plain, their text hashes
-         *    and frame-cache slots */
+        /* 0. at the end of a window: note it, then jump over the windows
+         *    that follow while they were walked before */
+        if (pos >= we) {
+            if (we && wplain &&
+                (rc = pyprof__jump_put(r, wnode, s + ws, we - ws, parent, ph, depth - wdepth)) < 0)
+                return rc;
+            we = pyprof__jump_end(s, pos, len);
+            const struct pyprof__jump *jp;
+            while (we && !fresh && (jp = pyprof__jump_find(r, parent, s + pos, we - pos))) {
+                r->jumps++;
+                parent = jp->to;
+                ph = jp->path;
+                depth += jp->frames;
+                pos = we;
+                we = pyprof__jump_end(s, pos, len);
+            }
+            ws = pos;
+            wnode = parent;
+            wdepth = depth;
+            wplain = true;
+        }
+        /* 1. the next frames' ends (up to the window's end); if they are
+         *    plain, their text hashes and frame-cache slots */
         size_t n = 0;
         unsigned odd = 0;
         for (size_t p = pos; n < WALK_AHEAD;) {
@@ -466,13 +494,15 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
             fw[n].start = p;
             fw[n].end = fe;
             n++;
-            if (fe == len)
+            if (fe == len || fe + 1 == we)
                 break;
             p = fe + 1;
         }
         bool plain = !odd;
-        if (!plain)
+        if (!plain) {
             r->nonplain = true;
+            wplain = false;
+        }
         for (size_t j = 0; j < n; j++) {
             fw[j].text = plain ? pyprof__frame_hash(s + fw[j].start, fw[j].end - fw[j].start) : 0;
             if (plain && r->fc)
@@ -637,6 +667,14 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
         r->root_self += w1;
         return 0;
     }
+    if (r->lazy && pyprof__jump_window()) {
+        /* (jumps take the place of the previous stack's frames) */
+        bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
+        if (defer)
+            r->defer_sum += w0;
+        r->light_limit = light_limit(r);
+        return walk(r, s, 0, len, PYPROF_NONE, PYPROF__PATH_ROOT_HASH, 0, defer, w0, w1, false);
+    }
     /* frames shared with the previous stack: those that end inside the
      * common prefix, or exactly at its end when this stack ends there too */
     size_t c = common_prefix(r->prev, r->prev_len, s, len);
@@ -731,6 +769,7 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
 void
 pyprof__collapsed_reader_drop_lookups(reader *r)
 {
+    pyprof__jumps_free(r);
     pyprof__free(r->prev);
     pyprof__free(r->fend);
     pyprof__free(r->fnode);

@@ -526,10 +526,44 @@ test_frame_split(void)
     TAP_OK(bad == 0, "py-spy frames split at the last \" (\" and its last ':' (%d wrong)", bad);
 }
 
+/* Where a jump window ends (collapsed_jump.c): past the last ';' within
+ * the window size of the text, against the obvious loop, for windows
+ * shorter and longer than the text and than the blocks of sixteen. */
+static void
+test_jump_end(void)
+{
+    static const size_t sizes[] = {1, 2, 15, 16, 17, 33, 40, 256};
+    char s[400];
+    unsigned long long rs = 42;
+    int bad = 0, tried = 0;
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t old = pyprof__collapsed_jump_bytes(sizes[z]);
+        for (int t = 0; t < 40; t++) {
+            size_t len = tap_rand(&rs) % 300, every = 1 + tap_rand(&rs) % 60;
+            for (size_t i = 0; i < len; i++)
+                s[i] = tap_rand(&rs) % every == 0 ? ';' : 'a' + (char)(i % 26);
+            for (size_t pos = 0; pos < len; pos++) {
+                size_t end = len - pos > sizes[z] ? pos + sizes[z] : len, want = 0;
+                for (size_t i = end; i > pos && !want; i--)
+                    if (s[i - 1] == ';')
+                        want = i;
+                bad += pyprof__jump_end(s, pos, len) != want;
+                tried++;
+            }
+        }
+        pyprof__collapsed_jump_bytes(old);
+    }
+    TAP_OK(bad == 0, "jump windows end past their last ';' (%d wrong of %d)", bad, tried);
+    size_t old = pyprof__collapsed_jump_bytes(0);
+    TAP_IS_INT((long long)pyprof__jump_end("a;b;c", 0, 5), 0, "no window when jumps are off");
+    pyprof__collapsed_jump_bytes(old);
+}
+
 int
 main(void)
 {
     test_text_helpers();
+    test_jump_end();
     test_frame_split();
     test_grammar();
     test_long_counts();

@@ -210,21 +210,34 @@ static const struct look {
     {"flamechart", 600, 1, 0, 1, 0}, {"icicle", 1200, 0.5, 0, 0, 1},
 };
 
-/* How the lazy reader keeps tails (pyprof__collapsed_tail_text). */
+/* How the lazy reader keeps tails (pyprof__collapsed_tail_text) and the
+ * size of the windows its walk jumps over (pyprof__collapsed_jump_bytes). */
 static const struct keep {
     const char *name;
-    size_t known, fill;
+    size_t known, fill, jump;
 } keeps[] = {
-    {"", 6, 8},                                 /* the defaults */
-    {", text read at every push", 0, 1},        /* every push reads the file again */
-    {", tails as functions only", SIZE_MAX, 8}, /* as from a pipe or zstd */
+    {"", 6, 8, 256},                                 /* the defaults */
+    {", text read at every push", 0, 1, 256},        /* every push reads the file again */
+    {", tails as functions only", SIZE_MAX, 8, 256}, /* as from a pipe or zstd */
+    {", no jumps", 6, 8, 0},                         /* the previous stack's frames instead */
+    {", windows of 1-3 frames", 6, 8, 16},
+    {", windows of 2-6 frames, text read at every push", 0, 1, 40},
 };
+
+/* Read as keeps[k] says. */
+static void
+keep(size_t k)
+{
+    pyprof__collapsed_tail_text(keeps[k].known, keeps[k].fill);
+    pyprof__collapsed_jump_bytes(keeps[k].jump);
+}
 
 /* `halves`: the split read must merge two halves (plain files do);
  * `light`: the file is big enough for stacks to wait below nodes still too
- * light to draw */
+ * light to draw; `shared`: its stacks share runs of frames long enough for
+ * the walks to jump over */
 static void
-check_file(const char *name0, const tap_buf *b, bool halves, bool light)
+check_file(const char *name0, const tap_buf *b, bool halves, bool light, bool shared)
 {
     tap_write_file(TMP, b->s, b->len);
     pyprof_profile *whole = load(0, false);
@@ -236,7 +249,8 @@ check_file(const char *name0, const tap_buf *b, bool halves, bool light)
         int split = (int)(run % 2);
         char name[256];
         snprintf(name, sizeof name, "%s%s", name0, keeps[k].name);
-        pyprof__collapsed_tail_text(keeps[k].known, keeps[k].fill);
+        keep(k);
+        uint64_t jumps = pyprof__collapsed_jumps();
         /* nothing cut: the whole tree, with tails put in late */
         pyprof_profile *lazy = load(1e-300, split);
         if (split && halves)
@@ -272,8 +286,16 @@ check_file(const char *name0, const tap_buf *b, bool halves, bool light)
             TAP_OK(stops > 0,
                    "%s%s: stacks waited below nodes still too light to draw (%llu times)", name,
                    split ? ", two halves" : "", (unsigned long long)stops);
+        /* (and if the walks jumped, where they could) */
+        jumps = pyprof__collapsed_jumps() - jumps;
+        if (keeps[k].jump && shared)
+            TAP_OK(jumps > 0, "%s%s: walks jumped over windows of frames (%llu times)", name,
+                   split ? ", two halves" : "", (unsigned long long)jumps);
+        else if (!keeps[k].jump)
+            TAP_OK(jumps == 0, "%s%s: no jumps (%llu)", name, split ? ", two halves" : "",
+                   (unsigned long long)jumps);
     }
-    pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
+    keep(0);
     pyprof_profile_free(whole);
 }
 
@@ -348,7 +370,7 @@ test_changed_file(void)
     size_t n = p ? pyprof_profile_stack_count(p) : 0;
     TAP_IS_INT((long long)n, 12, "with its 12 frames in the tree");
     pyprof_profile_free(p);
-    pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
+    keep(0);
 }
 
 /* Called when the read reaches the end of the file: rewrite it with other
@@ -416,7 +438,7 @@ test_changed_file_late(void)
         }
         pyprof_profile_free(p);
     }
-    pyprof__collapsed_tail_text(keeps[0].known, keeps[0].fill);
+    keep(0);
 }
 
 /* A stack `depth` frames deep ("f0<pad>;f1<pad>;..."; pad: a long name)
@@ -478,16 +500,16 @@ test_random(void)
 {
     tap_buf b = {0};
     random_file(&b, 4000, 10, false);
-    check_file("random stacks", &b, true, true);
+    check_file("random stacks", &b, true, true, true);
     b.len = 0;
     random_file(&b, 4000, 4, false);
-    check_file("random stacks, few names", &b, true, true);
+    check_file("random stacks, few names", &b, true, true, true);
     b.len = 0;
     random_file(&b, 6000, 10, true);
-    check_file("random stacks with odd lines", &b, false, true);
+    check_file("random stacks with odd lines", &b, false, true, true);
     b.len = 0;
     tap_buf_puts(&b, "a;b;c;d 1\na;b 1\na;b;c 5\na;b;c;d;e 2\nx;y;z 1\nx;y;z;w 1\nx 1\n");
-    check_file("stacks ending inside tails", &b, true, false);
+    check_file("stacks ending inside tails", &b, true, false, false);
     free(b.s);
 }
 
@@ -515,7 +537,7 @@ test_deep_odd_text(void)
         tap_buf_puts(&b, ";caf\xc3\xa9;bad\xff");
         tap_buf_puts(&b, rnd(10) ? " 1\n" : " 7\n");
     }
-    check_file("deep non-ASCII text", &b, false, true);
+    check_file("deep non-ASCII text", &b, false, true, false);
     pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
     fo.minwidth = 1; /* 1%: the padding's nodes are too light to open */
     fo.minwidth_percent = 1;

@@ -6,6 +6,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	formats/collapsed_merge.c \
 	formats/collapsed_split.c \
 	formats/collapsed_tail.c \
+	formats/collapsed_jump.c \
 	formats/collapsed_frame.c \
 	libpyprof/render/flame_int.h \
 	libpyprof/render/flame_layout.c \
