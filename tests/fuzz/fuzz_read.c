@@ -32,7 +32,7 @@
 #endif
 
 #if defined(FUZZ_LAZY)
-#include "collapsed.h" /* pyprof__collapsed_tail_text, pyprof__collapsed_split_min */
+#include "collapsed.h" /* pyprof__collapsed_tail_text, _split_min, _jump_bytes */
 
 /* True if every stack weight of p is an integer, so that sums do not
  * depend on the order of the additions (node ids differ between an eager
@@ -72,7 +72,9 @@ same_flame(pyprof_profile *p, pyprof_profile *q, const pyprof_flame_options *fo)
 /* A lazy read (stack_elide_below) must draw the flame graph the whole tree
  * draws, frame for frame; the look comes from the input's first bytes, and
  * how tails are kept from its last (as text with the defaults, as text
- * read again at every push, as functions only). */
+ * read again at every push, as functions only), and the size of the
+ * windows the walk jumps over from the one before (the default, none,
+ * windows of a frame or two). */
 static void
 check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
            const pyprof_read_options *base)
@@ -91,9 +93,13 @@ check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
         return;
     static const size_t keep[3][2] = {{6, 8}, {0, 1}, {SIZE_MAX, 8}};
     unsigned k = size ? data[size - 1] % 3 : 0;
+    static const size_t jump[4] = {256, 0, 5, 24};
+    unsigned j = size > 1 ? data[size - 2] % 4 : 0;
     pyprof__collapsed_tail_text(keep[k][0], keep[k][1]);
+    pyprof__collapsed_jump_bytes(jump[j]);
     int rc = pyprof_profile_read(&lazy, in, &opts, &err);
     pyprof__collapsed_tail_text(keep[0][0], keep[0][1]);
+    pyprof__collapsed_jump_bytes(jump[0]);
     if (rc < 0)
         __builtin_trap(); /* the whole read worked */
     same_flame(whole, lazy, &fo);
