@@ -161,12 +161,12 @@ typedef struct pyprof__collapsed_reader {
     size_t fc_mask, fc_used;
 
     /* jumps (collapsed_jump.c): runs of frames walked before, by their
-     * text and the node they start from; jtext: bytes of text they keep */
+     * text and the node they start from; jbytes: the memory they keep */
     struct jump_slot {
         uint64_t key;
         struct pyprof__jump *jump;
     } * jtab;
-    size_t jmask, jused, jtext;
+    size_t jmask, jused, jbytes;
     pyprof__arena jarena;
     uint64_t jumps; /* jumps taken (a test hook counts them) */
 

@@ -50,9 +50,10 @@ pyprof__jump_window(void)
 /* Slots hold a jump and its key; at most half are used. */
 #define JUMP_TAB_MIN 1024
 
-/* The most text the jumps of one reader keep, whatever the file: past it,
- * the windows noted so far are still taken, but no new one is noted. */
-#define JUMP_TEXT_MAX ((size_t)64 << 20)
+/* The most memory the jumps of one reader keep, whatever the file (on the
+ * 1 GB benchmark file, 2 MB a thread): past it, the windows noted so
+ * far are still taken, but no new one is noted. */
+#define JUMP_BYTES_MAX ((size_t)64 << 20)
 
 size_t
 pyprof__jump_end(const char *s, size_t pos, size_t len)
@@ -143,7 +144,8 @@ pyprof__jump_put(reader *r, pyprof_id from, const char *s, size_t n, pyprof_id t
                  size_t frames)
 {
     int rc;
-    if (n > UINT32_MAX || frames > UINT32_MAX || r->jtext + n > JUMP_TEXT_MAX)
+    if (n > UINT32_MAX || frames > UINT32_MAX ||
+        r->jbytes + sizeof(struct pyprof__jump) + n > JUMP_BYTES_MAX)
         return 0; /* (not noted: the walk still works, one frame at a time) */
     if ((r->jused + 1) * 2 > (r->jtab ? r->jmask + 1 : 0) && (rc = jump_grow(r)) < 0)
         return rc;
@@ -160,7 +162,7 @@ pyprof__jump_put(reader *r, pyprof_id from, const char *s, size_t n, pyprof_id t
     r->jtab[j].key = key;
     r->jtab[j].jump = e;
     r->jused++;
-    r->jtext += n;
+    r->jbytes += sizeof(*e) + n;
     return 0;
 }
 
@@ -179,6 +181,6 @@ pyprof__jumps_free(reader *r)
     r->jumps = 0;
     pyprof__free(r->jtab);
     r->jtab = NULL;
-    r->jmask = r->jused = r->jtext = 0;
+    r->jmask = r->jused = r->jbytes = 0;
     pyprof__arena_free(&r->jarena);
 }

@@ -654,6 +654,19 @@ pyprof__collapsed_light_limit_final(reader *r)
     r->light_limit = limit_for(r, r->defer_sum); /* (nothing left to scale up for) */
 }
 
+/* The lazy read's walk of a stack from `pos` (see walk); only stacks with
+ * one weight (in every metric) are deferred. */
+static int
+lazy_walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_t ph,
+          size_t depth, double w0, double w1, bool cache)
+{
+    bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
+    if (defer)
+        r->defer_sum += w0;
+    r->light_limit = light_limit(r);
+    return walk(r, s, pos, len, parent, ph, depth, defer, w0, w1, cache);
+}
+
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
 int
 pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1)
@@ -667,14 +680,8 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
         r->root_self += w1;
         return 0;
     }
-    if (r->lazy && pyprof__jump_window()) {
-        /* (jumps take the place of the previous stack's frames) */
-        bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
-        if (defer)
-            r->defer_sum += w0;
-        r->light_limit = light_limit(r);
-        return walk(r, s, 0, len, PYPROF_NONE, PYPROF__PATH_ROOT_HASH, 0, defer, w0, w1, false);
-    }
+    if (r->lazy && pyprof__jump_window()) /* (jumps take the place of the previous stack) */
+        return lazy_walk(r, s, 0, len, PYPROF_NONE, PYPROF__PATH_ROOT_HASH, 0, w0, w1, false);
     /* frames shared with the previous stack: those that end inside the
      * common prefix, or exactly at its end when this stack ends there too */
     size_t c = common_prefix(r->prev, r->prev_len, s, len);
@@ -698,13 +705,9 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
     size_t pos = k ? (size_t)r->fend[k - 1] + 1 : 0;
     if (pos > len) /* the shared frames cover the whole stack */
         pos = len;
-    if (r->lazy) { /* only stacks with one weight (in every metric) are deferred */
-        bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
-        if (defer)
-            r->defer_sum += w0;
-        r->light_limit = light_limit(r);
-        rc = walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PYPROF__PATH_ROOT_HASH, k, defer,
-                  w0, w1, true);
+    if (r->lazy) {
+        rc = lazy_walk(r, s, pos, len, parent, k ? r->fpath[k - 1] : PYPROF__PATH_ROOT_HASH, k, w0,
+                       w1, true);
         /* the next line can reuse only frames in the tree: keep the text up
          * to the separator after the last one (a deferred stack's tail is
          * half of a big file's bytes, and copying it here cost as much as
