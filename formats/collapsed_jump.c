@@ -22,6 +22,14 @@
  * lines are read, so a noted jump stays valid.  Windows start at the start
  * of a line and where the previous one ended, so lines that share frames
  * cut them into the same windows.
+ *
+ * On the 100 MB benchmark file a line jumps 2.4 times, over 11.5 frames,
+ * and looks up 5 frames one by one, where it looked up 15 (the frames of the
+ * window where it leaves the tree, and a few after that); reading takes a
+ * quarter fewer instructions.  Noting every run of frames at the start of
+ * a window too, so that a line could jump to where it leaves the tree
+ * inside a window (a binary search over the runs), was slower: each probe
+ * waits for the one before, where the walk's lookups overlap.
  */
 #include "config.h"
 
