@@ -58,9 +58,9 @@ pyprof__jump_window(void)
 /* Slots hold a jump and its key; at most half are used. */
 #define JUMP_TAB_MIN 1024
 
-/* The most memory the jumps of one reader keep, whatever the file (on the
- * 1 GB benchmark file, 2 MB a thread): past it, the windows noted so
- * far are still taken, but no new one is noted. */
+/* The most memory the windows of one reader keep, with their text,
+ * whatever the file (on the 1 GB benchmark file, 2 MB a thread): past it,
+ * the windows noted so far are still taken, but no new one is noted. */
 #define JUMP_BYTES_MAX ((size_t)64 << 20)
 
 size_t
