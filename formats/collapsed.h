@@ -420,6 +420,10 @@ uint64_t pyprof__collapsed_merges(void);
  * of them, no text kept) and a tail's text read again is split `fill`
  * frames at a time.  The defaults are 6 and 8. */
 void pyprof__collapsed_tail_text(size_t known, size_t fill);
+/* Test hook: whether a stack as heavy as the light limit on its own has
+ * all its frames looked up as it is read (the default), or keeps its text
+ * as other tails do; returns the old setting. */
+bool pyprof__collapsed_heavy_whole(bool on);
 /* Test hook: bytes of tail text read again so far, all readers together. */
 uint64_t pyprof__collapsed_reread_bytes(void);
 /* Test hook: stacks left so far below a node still too light to draw, all

@@ -210,18 +210,21 @@ static const struct look {
     {"flamechart", 600, 1, 0, 1, 0}, {"icicle", 1200, 0.5, 0, 0, 1},
 };
 
-/* How the lazy reader keeps tails (pyprof__collapsed_tail_text) and the
- * size of the windows its walk jumps over (pyprof__collapsed_jump_bytes). */
+/* How the lazy reader keeps tails (pyprof__collapsed_tail_text,
+ * pyprof__collapsed_heavy_whole) and the size of the windows its walk
+ * jumps over (pyprof__collapsed_jump_bytes). */
 static const struct keep {
     const char *name;
     size_t known, fill, jump;
+    bool heavy;
 } keeps[] = {
-    {"", 6, 8, 256},                                 /* the defaults */
-    {", text read at every push", 0, 1, 256},        /* every push reads the file again */
-    {", tails as functions only", SIZE_MAX, 8, 256}, /* as from a pipe or zstd */
-    {", no jumps", 6, 8, 0},                         /* the previous stack's frames instead */
-    {", windows of 1-3 frames", 6, 8, 16},
-    {", windows of 2-6 frames, text read at every push", 0, 1, 40},
+    {"", 6, 8, 256, true},                                 /* the defaults */
+    {", text read at every push", 0, 1, 256, false},       /* every push reads the file again */
+    {", tails as functions only", SIZE_MAX, 8, 256, true}, /* as from a pipe or zstd */
+    {", no jumps", 6, 8, 0, true},                         /* the previous stack's frames instead */
+    {", windows of 1-3 frames", 6, 8, 16, true},
+    {", windows of 2-6 frames, text read at every push", 0, 1, 40, false},
+    {", heavy stacks kept as text", 6, 8, 256, false},
 };
 
 /* Read as keeps[k] says. */
@@ -230,6 +233,7 @@ keep(size_t k)
 {
     pyprof__collapsed_tail_text(keeps[k].known, keeps[k].fill);
     pyprof__collapsed_jump_bytes(keeps[k].jump);
+    pyprof__collapsed_heavy_whole(keeps[k].heavy);
 }
 
 /* `halves`: the split read must merge two halves (plain files do);
@@ -356,7 +360,7 @@ is_changed_error(const pyprof_error *err, const char *what)
 static void
 test_changed_file(void)
 {
-    pyprof__collapsed_tail_text(0, 1);
+    keep(1);
     pyprof_error err = PYPROF_ERROR_INIT;
     int appended = 0;
     int rc = load_changing(append_to_file, &appended, &err, NULL);
@@ -399,7 +403,7 @@ rewrite_file(void *payload, const char *name, uint64_t done, int64_t total)
 static void
 test_changed_file_late(void)
 {
-    pyprof__collapsed_tail_text(0, 1);
+    keep(1);
     pyprof_error err = PYPROF_ERROR_INIT;
     int rewritten = 0;
     int rc = load_changing(rewrite_file, &rewritten, &err, NULL);
@@ -449,9 +453,12 @@ test_changed_file_late(void)
  * time.  Each such read takes a piece of the text that holds the frames
  * needed (pieces double until they do), not the whole rest of it: that
  * read the text's length squared / 16 bytes, hours for a stack of ten
- * million frames. */
+ * million frames.  (Alone, such a stack is as heavy as the whole file:
+ * for its text to be read again at all, heavy stacks must keep their text
+ * as the others do.  By default they are looked up whole as they are read,
+ * and nothing is read again.) */
 static void
-test_deep_tail(int depth, const char *pad, int copies, const char *what)
+test_deep_tail(int depth, const char *pad, int copies, bool heavy, const char *what)
 {
     tap_buf b = {0};
     char name[512];
@@ -464,7 +471,9 @@ test_deep_tail(int depth, const char *pad, int copies, const char *what)
     }
     tap_write_file(TMP, b.s, b.len);
     uint64_t before = pyprof__collapsed_reread_bytes();
+    bool old = pyprof__collapsed_heavy_whole(heavy);
     pyprof_profile *p = load(1e-3, false);
+    pyprof__collapsed_heavy_whole(old);
     uint64_t reread = pyprof__collapsed_reread_bytes() - before;
     size_t n = p ? pyprof_profile_stack_count(p) : 0;
     char title[128];
@@ -483,7 +492,10 @@ test_deep_tail(int depth, const char *pad, int copies, const char *what)
     TAP_OK(!bad, "%s: the frames in order, the weight at the leaf (first wrong: %zu)", what, bad);
     /* short names: pieces of 512 bytes for 8 frames of 7, about 10 times
      * the text; the whole rest each time was about 6,000 times */
-    if (copies == 1)
+    if (heavy)
+        TAP_OK(reread == 0, "%s: looked up as it was read, no text read again (%llu bytes)", what,
+               (unsigned long long)reread);
+    else if (copies == 1)
         TAP_OK(reread > 0 && reread < b.len,
                "%s: the text after the first frames read again once (%llu of %zu bytes)", what,
                (unsigned long long)reread, b.len);
@@ -645,15 +657,17 @@ main(void)
     test_refusals();
     test_changed_file();
     test_changed_file_late();
-    test_deep_tail(100000, "", 1, "a stack 100,000 frames deep");
-    test_deep_tail(100000, "", 2, "a stack 100,000 frames deep, twice");
+    test_deep_tail(100000, "", 1, false, "a stack 100,000 frames deep");
+    test_deep_tail(100000, "", 2, false, "a stack 100,000 frames deep, twice");
+    test_deep_tail(100000, "", 1, true, "a heavy stack 100,000 frames deep");
+    test_deep_tail(100000, "", 2, true, "a heavy stack 100,000 frames deep, twice");
     /* 8 of these frames take 1,600 bytes: pieces of 512, 1,024, 2,048 */
     static const char pad[] =
         "_a_long_name_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
-    test_deep_tail(3000, pad, 1, "a stack 3,000 frames of 200 bytes deep");
-    test_deep_tail(3000, pad, 2, "a stack 3,000 frames of 200 bytes deep, twice");
+    test_deep_tail(3000, pad, 1, false, "a stack 3,000 frames of 200 bytes deep");
+    test_deep_tail(3000, pad, 2, false, "a stack 3,000 frames of 200 bytes deep, twice");
     unlink(TMP);
     return tap_done();
 }

@@ -32,7 +32,7 @@
 #endif
 
 #if defined(FUZZ_LAZY)
-#include "collapsed.h" /* pyprof__collapsed_tail_text, _split_min, _jump_bytes */
+#include "collapsed.h" /* the test hooks pyprof__collapsed_* */
 
 /* True if every stack weight of p is an integer, so that sums do not
  * depend on the order of the additions (node ids differ between an eager
@@ -72,9 +72,10 @@ same_flame(pyprof_profile *p, pyprof_profile *q, const pyprof_flame_options *fo)
 /* A lazy read (stack_elide_below) must draw the flame graph the whole tree
  * draws, frame for frame; the look comes from the input's first bytes, and
  * how tails are kept from its last (as text with the defaults, as text
- * read again at every push, as functions only), and the size of the
- * windows the walk jumps over from the one before (the default, none,
- * windows of a frame or two). */
+ * read again at every push, as functions only), the size of the windows
+ * the walk jumps over from the one before (the default, none, windows of a
+ * frame or two), and whether heavy stacks are looked up whole from the one
+ * before that. */
 static void
 check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
            const pyprof_read_options *base)
@@ -97,9 +98,11 @@ check_lazy(const unsigned char *data, size_t size, pyprof_profile *whole,
     unsigned j = size > 1 ? data[size - 2] % 4 : 0;
     pyprof__collapsed_tail_text(keep[k][0], keep[k][1]);
     pyprof__collapsed_jump_bytes(jump[j]);
+    pyprof__collapsed_heavy_whole(size > 2 ? data[size - 3] % 2 : 1);
     int rc = pyprof_profile_read(&lazy, in, &opts, &err);
     pyprof__collapsed_tail_text(keep[0][0], keep[0][1]);
     pyprof__collapsed_jump_bytes(jump[0]);
+    pyprof__collapsed_heavy_whole(true);
     if (rc < 0)
         __builtin_trap(); /* the whole read worked */
     same_flame(whole, lazy, &fo);
