@@ -417,8 +417,9 @@ int pyprof__collapsed_read_split(reader *r, bool *done);
 uint64_t pyprof__collapsed_split_min(uint64_t bytes);
 uint64_t pyprof__collapsed_merges(void);
 /* Test hook: a new tail looks up its first `known` frames (SIZE_MAX: all
- * of them, no text kept) and a tail's text read again is split `fill`
- * frames at a time.  The defaults are 6 and 8. */
+ * of them, no text kept; a heavy stack's are all looked up, see
+ * pyprof__collapsed_heavy_whole) and a tail's text read again is split
+ * `fill` frames at a time.  The defaults are 6 and 8. */
 void pyprof__collapsed_tail_text(size_t known, size_t fill);
 /* Test hook: whether a stack as heavy as the light limit on its own has
  * all its frames looked up as it is read (the default), or keeps its text

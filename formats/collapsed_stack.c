@@ -433,9 +433,10 @@ struct ahead {
  * ph), fw[first] being at `depth`: the functions of the window's frames
  * and of a few frames more, then the text after those; all functions if
  * the text cannot be read again, or if the stack alone is as heavy as the
- * light limit.  Such a stack is drawn down to its leaf: its text would be
- * read again and looked up at the end of the read (chain_down), on one
- * thread, where now the two threads that read the file share the work.
+ * light limit.  Such a stack is most likely drawn down to its leaf: its
+ * text would be read again and looked up at the end of the read
+ * (chain_down), on one thread, where now the two threads that read the
+ * file share the work.
  * On the 100 MB benchmark file that end took 1.7-1.9 ms less (4.3 -> 2.6
  * and 5.1 -> 3.1 ms, two sets of runs on a busy machine); on the 1 GB
  * file, 3 ms less. */
