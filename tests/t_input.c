@@ -160,6 +160,56 @@ test_output(void)
            "unwritable directory is an error");
 }
 
+/* A file of several megabytes, written in pieces of every size (the
+ * output starts each megabyte's writeback as it goes): the target keeps its
+ * old bytes until the commit, and then has exactly the bytes written. */
+static void
+test_output_big(void)
+{
+    char dir[] = "/tmp/pyprof-outbig-XXXXXX";
+    TAP_OK(mkdtemp(dir) != NULL, "temp dir");
+    char path[256];
+    snprintf(path, sizeof path, "%s/big.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs("old\n", f);
+    fclose(f);
+    size_t total = (size_t)5 << 20;
+    unsigned char *want = malloc(total);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < total; i++) {
+        x = x * 1103515245u + 12345u;
+        want[i] = (unsigned char)(x >> 24);
+    }
+    pyprof_output *o;
+    pyprof_error err = PYPROF_ERROR_INIT;
+    TAP_IS_INT(pyprof_output_open_file(&o, path, &err), 0, "open big output");
+    /* 1 byte, 2, ... up to pieces bigger than the 64 KiB buffer, in turn */
+    size_t at = 0, piece = 1;
+    while (at < total) {
+        size_t n = piece < total - at ? piece : total - at;
+        pyprof_output_write(o, want + at, n);
+        at += n;
+        piece = piece > 200000 ? 1 : piece * 3 + 1;
+    }
+    f = fopen(path, "r");
+    char buf[64] = "";
+    fgets(buf, sizeof buf, f);
+    fclose(f);
+    TAP_IS_STR(buf, "old\n", "5 MB written: target untouched before commit");
+    TAP_IS_INT(pyprof_output_commit(o, &err), 0, "big commit");
+    unsigned char *got = malloc(total + 1);
+    f = fopen(path, "rb");
+    size_t n = f ? fread(got, 1, total + 1, f) : 0;
+    if (f)
+        fclose(f);
+    TAP_OK(n == total && memcmp(got, want, total) == 0, "all %zu bytes in order (read %zu)", total,
+           n);
+    free(got);
+    free(want);
+    unlink(path);
+    rmdir(dir);
+}
+
 struct progress_seen {
     int calls;
     uint64_t last;
@@ -250,5 +300,6 @@ main(void)
     test_zstd();
     test_files();
     test_output();
+    test_output_big();
     return tap_done();
 }

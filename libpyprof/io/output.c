@@ -4,7 +4,9 @@
  *
  * Atomicity: a regular-file target is written as "<dir>/.<name>.XXXXXX" (same
  * directory, so rename(2) cannot cross file systems), flushed, fsync'ed and
- * renamed over the target on commit.  Until then the old file is untouched;
+ * renamed over the target on commit (each megabyte is sent on to the disk
+ * as soon as it is written, so that the fsync waits for little more than
+ * the last one).  Until then the old file is untouched;
  * a killed run leaves at most a stray temporary file, never half a target.
  * Targets that exist and are not regular files (/dev/null, FIFOs, ttys)
  * cannot be replaced by rename and are written directly.  A program that
@@ -37,6 +39,9 @@ struct pyprof_output {
     /* K_FILE: bytes not yet handed to stdio (see pyprof_output_write) */
     unsigned char *buf;
     size_t blen;
+    /* K_FILE with rename: bytes handed to stdio, and those of them
+     * whose writeback was started (see kick_writeback) */
+    uint64_t written, kicked;
     pyprof_error err; /* sticky */
 };
 
@@ -212,11 +217,38 @@ pyprof_output_open_stdio(pyprof_output **out, FILE *f, const char *name, pyprof_
     return 0;
 }
 
+/* The fsync at commit waits for every byte to reach the disk: for a 3.4 MB
+ * flame graph that took 2.6-3.6 ms, at the end of a 70 ms run.  Starting
+ * each megabyte's writeback as soon as it is written (a request, which does
+ * not wait) leaves the fsync about half a millisecond here.  Without
+ * sync_file_range the fsync simply does it all. */
+#define KICK_BYTES ((uint64_t)1 << 20)
+
+static void
+kick_writeback(pyprof_output *o)
+{
+#ifdef HAVE_SYNC_FILE_RANGE
+    if (fflush(o->f) != 0) {
+        sticky(o, PYPROF_EIO, "write failed: %s", strerror(errno));
+        return;
+    }
+    /* (a hint: if it fails, the fsync does the work and reports errors) */
+    (void)sync_file_range(fileno(o->f), (off64_t)o->kicked, (off64_t)(o->written - o->kicked),
+                          SYNC_FILE_RANGE_WRITE);
+#endif
+    o->kicked = o->written;
+}
+
 static void
 put_file(pyprof_output *o, const void *data, size_t len)
 {
-    if (len && fwrite(data, 1, len, o->f) != len)
+    if (len && fwrite(data, 1, len, o->f) != len) {
         sticky(o, PYPROF_EIO, "write failed: %s", strerror(errno));
+        return;
+    }
+    o->written += len;
+    if (o->tmpname && o->written - o->kicked >= KICK_BYTES)
+        kick_writeback(o);
 }
 
 static void
