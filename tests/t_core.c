@@ -258,10 +258,82 @@ test_prefault(void)
     free(m);
 }
 
+/* The valid UTF-8 prefix, one code point at a time (the definition that
+ * pyprof__utf8_valid_prefix's eight-byte ASCII steps must agree with). */
+static size_t
+utf8_prefix_slow(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = s[i];
+        size_t n = c < 0x80                 ? 0
+                   : c >= 0xC2 && c <= 0xDF ? 1
+                   : c >= 0xE0 && c <= 0xEF ? 2
+                   : c >= 0xF0 && c <= 0xF4 ? 3
+                                            : 9;
+        if (c == 0 || n == 9 || len - i <= n)
+            return i;
+        uint32_t cp = n == 0 ? c : c & (0x3F >> n);
+        for (size_t k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return i;
+            cp = cp << 6 | (s[i + k] & 0x3F);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += n + 1;
+    }
+    return i;
+}
+
+/* Mostly-ASCII strings with one odd byte or sequence (NUL, 0x7F-0x80
+ * edges, a valid or broken multibyte sequence) at every position, every
+ * length up to 40 and every alignment. */
+static void
+test_utf8_prefix(void)
+{
+    static const char *const odd[] = {"",
+                                      "\x00",
+                                      "\x7f",
+                                      "\x80",
+                                      "\xc3\xa9",
+                                      "\xc3",
+                                      "\xe2\x82\xac",
+                                      "\xe2\x82",
+                                      "\xed\xa0\x80",
+                                      "\xf0\x9f\x98\x80",
+                                      "\xf4\x90\x80\x80",
+                                      "\xff",
+                                      "\xc0\xaf"};
+    unsigned char buf[64];
+    long bad = 0, cases = 0;
+    for (size_t o = 0; o < sizeof odd / sizeof *odd; o++)
+        for (size_t align = 0; align < 8; align++)
+            for (size_t len = 0; len <= 40; len++)
+                for (size_t at = 0; at <= len; at++) {
+                    unsigned char *t = buf + align;
+                    for (size_t i = 0; i < len; i++)
+                        t[i] = (unsigned char)('a' + (i * 7 + o) % 26);
+                    size_t ol = strlen(odd[o]);
+                    if (o == 1)
+                        ol = 1; /* (the NUL) */
+                    for (size_t k = 0; k < ol && at + k < len; k++)
+                        t[at + k] = (unsigned char)odd[o][k];
+                    cases++;
+                    bad += pyprof__utf8_valid_prefix(t, len) != utf8_prefix_slow(t, len);
+                }
+    TAP_OK(bad == 0, "valid UTF-8 prefix: %ld of %ld cases differ from the byte loop", bad, cases);
+    const unsigned char ascii[] = "0123456789abcdefghijklmnopqrstuvwxyz~ ()./:";
+    TAP_IS_INT((int)pyprof__utf8_valid_prefix(ascii, sizeof ascii - 1), (int)(sizeof ascii - 1),
+               "a plain ASCII label is valid whole");
+}
+
 int
 main(void)
 {
     test_strings();
+    test_utf8_prefix();
     test_funcs_edges();
     test_merge();
     test_derive();

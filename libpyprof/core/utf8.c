@@ -8,11 +8,33 @@
 
 #include "pyprof_int.h"
 
+/* Whether none of the eight bytes of w is NUL or has its top bit set: plain
+ * ASCII, valid as it is.  (w - 0x01..01) & ~w sets a byte's top bit where
+ * the byte was 0 (and, after a 0 byte's borrow, maybe in later bytes, which
+ * only sends a word to the byte loop); ORing w in adds bytes >= 0x80. */
+static inline bool
+plain8(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull, tops = 0x8080808080808080ull;
+    return (((w - ones) & ~w) | w) & tops ? false : true;
+}
+
 size_t
 pyprof__utf8_valid_prefix(const unsigned char *s, size_t len)
 {
     size_t i = 0;
     while (i < len) {
+        /* names and paths are nearly all ASCII: eight bytes at a time (a
+         * label of 50 bytes took 380 instructions byte by byte) */
+        while (len - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (!plain8(w))
+                break;
+            i += 8;
+        }
+        if (i >= len)
+            break;
         unsigned char c = s[i];
         if (c < 0x80) {
             if (c == 0)
