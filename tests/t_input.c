@@ -114,38 +114,55 @@ test_files(void)
     TAP_IS_STR(line, "/: is a directory, not a profile file", "formatted error line");
 }
 
+/* A new temporary directory `dir` (a mkdtemp template) holding the file
+ * path = dir/name with the text "old\n": an output's target to replace. */
+static void
+old_target(char *dir, char *path, size_t size, const char *name)
+{
+    TAP_OK(mkdtemp(dir) != NULL, "temp dir");
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("old\n", f);
+        fclose(f);
+    }
+}
+
+/* The first line of file `path` in buf (empty if it cannot be read). */
+static void
+first_line(const char *path, char *buf, int size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (!fgets(buf, size, f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+}
+
 static void
 test_output(void)
 {
     char dir[] = "/tmp/pyprof-out-XXXXXX";
-    TAP_OK(mkdtemp(dir) != NULL, "temp dir");
     char path[256];
-    snprintf(path, sizeof path, "%s/out.txt", dir);
-    FILE *f = fopen(path, "w");
-    fputs("old\n", f);
-    fclose(f);
+    old_target(dir, path, sizeof path, "out.txt");
 
     pyprof_output *o;
     pyprof_error err = PYPROF_ERROR_INIT;
     TAP_IS_INT(pyprof_output_open_file(&o, path, &err), 0, "open output");
     pyprof_output_printf(o, "%.3f\n", 1.5);
-    f = fopen(path, "r");
-    char buf[64] = "";
-    fgets(buf, sizeof buf, f);
-    fclose(f);
+    char buf[64];
+    first_line(path, buf, sizeof buf);
     TAP_IS_STR(buf, "old\n", "target untouched before commit");
     pyprof_output_abort(o);
-    f = fopen(path, "r");
-    fgets(buf, sizeof buf, f);
-    fclose(f);
+    first_line(path, buf, sizeof buf);
     TAP_IS_STR(buf, "old\n", "abort keeps the old file");
 
     pyprof_output_open_file(&o, path, &err);
     pyprof_output_printf(o, "%.3f\n", 1.5);
     TAP_IS_INT(pyprof_output_commit(o, &err), 0, "commit");
-    f = fopen(path, "r");
-    fgets(buf, sizeof buf, f);
-    fclose(f);
+    first_line(path, buf, sizeof buf);
     TAP_IS_STR(buf, "1.500\n", "commit replaced the file");
     char cmd[300];
     snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 1", dir);
@@ -167,12 +184,8 @@ static void
 test_output_big(void)
 {
     char dir[] = "/tmp/pyprof-outbig-XXXXXX";
-    TAP_OK(mkdtemp(dir) != NULL, "temp dir");
     char path[256];
-    snprintf(path, sizeof path, "%s/big.txt", dir);
-    FILE *f = fopen(path, "w");
-    fputs("old\n", f);
-    fclose(f);
+    old_target(dir, path, sizeof path, "big.txt");
     size_t total = (size_t)5 << 20;
     unsigned char *want = malloc(total);
     uint32_t x = 12345;
@@ -191,14 +204,12 @@ test_output_big(void)
         at += n;
         piece = piece > 200000 ? 1 : piece * 3 + 1;
     }
-    f = fopen(path, "r");
-    char buf[64] = "";
-    fgets(buf, sizeof buf, f);
-    fclose(f);
+    char buf[64];
+    first_line(path, buf, sizeof buf);
     TAP_IS_STR(buf, "old\n", "5 MB written: target untouched before commit");
     TAP_IS_INT(pyprof_output_commit(o, &err), 0, "big commit");
     unsigned char *got = malloc(total + 1);
-    f = fopen(path, "rb");
+    FILE *f = fopen(path, "rb");
     size_t n = f ? fread(got, 1, total + 1, f) : 0;
     if (f)
         fclose(f);
