@@ -232,8 +232,10 @@ kick_writeback(pyprof_output *o)
         sticky(o, PYPROF_EIO, "write failed: %s", strerror(errno));
         return;
     }
-    /* (a hint: if it fails, the fsync does the work and reports errors) */
-    (void)sync_file_range(fileno(o->f), (off64_t)o->kicked, (off64_t)(o->written - o->kicked),
+    /* (a hint: if it fails, the fsync does the work and reports errors;
+     * the offsets are off64_t in glibc's prototype, off_t in musl's: 64
+     * bits in both) */
+    (void)sync_file_range(fileno(o->f), (int64_t)o->kicked, (int64_t)(o->written - o->kicked),
                           SYNC_FILE_RANGE_WRITE);
 #endif
     o->kicked = o->written;
