@@ -11,6 +11,8 @@
 #ifndef PYPROF_COLLAPSED_H
 #define PYPROF_COLLAPSED_H
 
+#include <stdalign.h>
+
 #include "pyprof_int.h"
 
 #if defined(__SSE2__)
@@ -113,6 +115,18 @@ pyprof__next_semi(const char *s, size_t from, size_t len, unsigned *odd)
 
 /* ---- the reader (collapsed.c reads lines, collapsed_stack.c builds the tree) ---- */
 
+/* What the readers of a file's two halves (collapsed_split.c) tell each
+ * other while they read: how many bytes each has read and the weight of
+ * the stacks it has deferred, so that both estimate the whole file's
+ * weight from both samples (light_limit in collapsed_stack.c).  Each
+ * writes its own slot, on a cache line of its own, once a megabyte. */
+typedef struct pyprof__collapsed_gauge {
+    struct {
+        alignas(64) _Atomic uint64_t bytes;
+        _Atomic uint64_t weight; /* a double's bits */
+    } slot[2];
+} pyprof__collapsed_gauge;
+
 /* How many malformed line numbers the metadata keeps (the count is exact). */
 #define MAX_BAD_LINES_KEPT 10
 
@@ -208,6 +222,13 @@ typedef struct pyprof__collapsed_reader {
     double elide;              /* the read's stack_elide_below */
     double defer_sum;          /* the weight of the stacks deferred so far */
     double light_limit;        /* below this, the weight through a node keeps it light */
+    /* the other half's reader, while two read at once (NULL otherwise):
+     * this reader's slot, when it writes it next (bytes read), and what
+     * the other slot said when it was last looked at */
+    pyprof__collapsed_gauge *gauge;
+    unsigned gauge_slot;
+    uint64_t gauge_next, other_bytes;
+    double other_weight;
     uint64_t start_at;         /* the input offset this reader started at */
     uint64_t light_stops;      /* stacks left below a light node (a test hook counts them) */
     struct tail_chunk *chunks; /* tail functions: blocks that never move */
@@ -386,6 +407,10 @@ void pyprof__tails_free(pyprof__collapsed_reader *r);
  * `fraction` are elided (pyprof_stack_elided), the other tails put in the
  * tree. */
 int pyprof__collapsed_tails_finish(pyprof__collapsed_reader *r, double fraction);
+
+/* Read from here on as if no other half were read at once (a reader
+ * that read its half next to another, and now reads on alone). */
+void pyprof__collapsed_gauge_leave(pyprof__collapsed_reader *r);
 
 /* Set the light limit (see light_limit in collapsed_stack.c) to its value
  * for the whole file, once every line has been read (by two halves that

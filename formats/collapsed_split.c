@@ -71,19 +71,24 @@ read_halves(reader *a, uint64_t mid, bool *done)
                 .elide = a->elide};
     pthread_t th;
     void *failed = NULL;
+    pyprof__collapsed_gauge gauge = {0}; /* (see light_limit in collapsed_stack.c) */
     if ((rc = pyprof_profile_new(&b.p)) < 0)
         return 0; /* read in one pass instead */
     if (pyprof__input_open_range(&b.in, a->in, mid, UINT64_MAX, &berr) < 0 ||
         pyprof__input_set_end(a->in, mid) < 0)
         goto one_pass;
     b.start_at = pyprof_input_offset(b.in);
+    b.gauge = &gauge;
+    b.gauge_slot = 1;
     if (pthread_create(&th, NULL, read_half, &b) != 0) {
         pyprof__input_set_end(a->in, UINT64_MAX);
         goto one_pass;
     }
+    a->gauge = &gauge;
     *done = true;
     rc = pyprof__collapsed_read_lines(a, true);
     pthread_join(th, &failed);
+    pyprof__collapsed_gauge_leave(a);
     pyprof__input_reread_adopt(a->in, b.in); /* (checked once, at the end of the read) */
     if (rc < 0)
         goto out;

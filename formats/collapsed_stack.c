@@ -650,17 +650,56 @@ limit_for(const reader *r, double expect)
     return r->elide / 2 * expect;
 }
 
+/* Write what this half has read into its slot of the gauge, and take in
+ * what the other half has, once a megabyte: more often would pull the
+ * other thread's cache line over at every line.  Relaxed: a byte count
+ * and a weight from two moments apart only make the estimate rougher. */
+static void
+gauge_trade(reader *r, uint64_t done)
+{
+    pyprof__collapsed_gauge *g = r->gauge;
+    unsigned me = r->gauge_slot, other = !me;
+    uint64_t bits;
+    memcpy(&bits, &r->defer_sum, sizeof bits);
+    atomic_store_explicit(&g->slot[me].weight, bits, memory_order_relaxed);
+    atomic_store_explicit(&g->slot[me].bytes, done, memory_order_relaxed);
+    bits = atomic_load_explicit(&g->slot[other].weight, memory_order_relaxed);
+    memcpy(&r->other_weight, &bits, sizeof bits);
+    r->other_bytes = atomic_load_explicit(&g->slot[other].bytes, memory_order_relaxed);
+    r->gauge_next = done + ((uint64_t)1 << 20);
+}
+
+void
+pyprof__collapsed_gauge_leave(reader *r)
+{
+    r->gauge = NULL;
+    r->other_bytes = 0;
+    r->other_weight = 0;
+}
+
 /* The weight through a node below which stacks wait in tails there: half
  * the elide fraction of the weight the reader expects of the whole file,
  * from what it has read (the tails of a node that turns out heavier are
  * put in the tree at the end, so any value gives the same graph; this one
- * keeps the tree to the frames that may be drawn). */
+ * keeps the tree to the frames that may be drawn).
+ *
+ * Two halves read at once estimate it from what both have read.  Counts
+ * are heavy-tailed: on the 100 MB benchmark file one stack in the second
+ * half weighs a sixth of the file.  Each half on its own put the limit at
+ * 0.47 and 1.5 times the whole file's; the first half opened 21,600
+ * nodes to the second's 11,700 and took 11-33% more CPU time, while the
+ * second waited for it.  By both halves' weight the limits are within 6%
+ * of the whole file's, the halves open 13,900 and 14,100 nodes, and their
+ * CPU times are within 4%. */
 static double
-light_limit(const reader *r)
+light_limit(reader *r)
 {
-    double expect = r->defer_sum;
     int64_t size = pyprof_input_file_size(r->in);
     uint64_t done = pyprof_input_offset(r->in) - r->start_at;
+    if (r->gauge && done >= r->gauge_next)
+        gauge_trade(r, done);
+    double expect = r->defer_sum + r->other_weight;
+    done += r->other_bytes;
     if (size > 0 && done > 0 && (uint64_t)size > done)
         expect *= (double)size / (double)done;
     return limit_for(r, expect);
