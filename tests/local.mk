@@ -80,9 +80,11 @@ tests_t_lib_load_LDADD = $(TEST_LIBS)
 
 # Whole-build checks: headers stand alone; the installed library works
 # through pkg-config for a program outside the tree; the man pages are clean
-# roff and document what the tools' --help lists.
-TESTS += tests/headers.sh tests/example_installed.sh tests/man_pages.sh
-EXTRA_DIST += tests/tap.sh tests/headers.sh tests/example_installed.sh tests/man_pages.sh
+# roff and document what the tools' --help lists; every tool refuses a bad
+# option in the family's one line.
+TESTS += tests/headers.sh tests/example_installed.sh tests/man_pages.sh tests/cli_options.sh
+EXTRA_DIST += tests/tap.sh tests/headers.sh tests/example_installed.sh tests/man_pages.sh \
+	tests/cli_options.sh
 EXTRA_DIST += tests/lsan.supp
 
 check_PROGRAMS += tests/t_probe

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -94,6 +95,61 @@ cli_usage_fail(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "Try '%s --help' for more information.\n", tool_name);
     exit(CLI_EXIT_USAGE);
+}
+
+/* What a refused "--name" or "--name=value" was, by the table: the long
+ * options it abbreviates, in `which` (a comma-separated list). */
+static size_t
+long_matches(const char *name, size_t len, const struct option *longopts, char *which, size_t cap,
+             bool *exact, bool *takes_arg)
+{
+    size_t n = 0, used = 0;
+    which[0] = '\0';
+    *exact = *takes_arg = false;
+    for (const struct option *o = longopts; o && o->name; o++) {
+        if (strncmp(o->name, name, len) != 0)
+            continue;
+        if (strlen(o->name) == len) { /* an exact name is never ambiguous */
+            *exact = true;
+            *takes_arg = o->has_arg != no_argument;
+            return 1;
+        }
+        *takes_arg = o->has_arg != no_argument;
+        int k = snprintf(which + used, cap - used, "%s--%s", n ? ", " : "", o->name);
+        if (k > 0 && (size_t)k < cap - used)
+            used += (size_t)k;
+        n++;
+    }
+    return n;
+}
+
+void
+cli_option_fail(int c, char *const argv[], const struct option *longopts)
+{
+    /* A short option's letter is optopt; the argument holding it may still
+     * be argv[optind] (a bundle such as -xq) or already argv[optind - 1].
+     * A long option has been passed over, so it is argv[optind - 1]. */
+    const char *cur = argv[optind], *prev = optind > 0 ? argv[optind - 1] : "";
+    bool in_bundle = cur && optopt > 0 && cur[0] == '-' && cur[1] != '-' && strchr(cur + 1, optopt);
+    if (in_bundle || strncmp(prev, "--", 2) != 0) {
+        if (c == ':')
+            cli_usage_fail("option '-%c' needs an argument", optopt);
+        if (optopt > 0 && isprint(optopt))
+            cli_usage_fail("unknown option '-%c'", optopt);
+        cli_usage_fail("unknown option '%s'", prev);
+    }
+    const char *name = prev + 2;
+    int len = (int)strcspn(name, "=");
+    char which[256];
+    bool exact, takes_arg;
+    size_t n = long_matches(name, (size_t)len, longopts, which, sizeof which, &exact, &takes_arg);
+    if (c == ':')
+        cli_usage_fail("option '--%.*s' needs an argument", len, name);
+    if (n > 1)
+        cli_usage_fail("option '--%.*s' is ambiguous (%s)", len, name, which);
+    if (n == 1 && name[len] == '=' && !takes_arg)
+        cli_usage_fail("option '--%.*s' takes no argument", len, name);
+    cli_usage_fail("unknown option '%s'", prev);
 }
 
 void

@@ -28,6 +28,20 @@ void cli_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "TOOL: reason" and "Try 'TOOL --help'." on stderr, then exit(2). */
 void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/*
+ * The family's message for an option getopt_long() refused (it returned
+ * c, ':' or '?'; the tool set opterr = 0 and began its option string with
+ * ':'), then exit(2): "TOOL: unknown option '--bogus'", "TOOL: option '-o'
+ * needs an argument", "TOOL: option '--max' is ambiguous (--max-bytes,
+ * --max-depth, --max-ratio)", and the --help hint.  `longopts` is the
+ * table given to getopt_long.  getopt's own messages name the program by
+ * argv[0] (in a build tree, libtool's path to it) and would come before a
+ * second line of ours.
+ */
+struct option;
+void cli_option_fail(int c, char *const argv[], const struct option *longopts)
+    __attribute__((noreturn));
+
 /* Print --version text to stdout: tool, package and library versions, features. */
 void cli_print_version(void);
 

@@ -61,7 +61,8 @@ main(int argc, char **argv)
     int c;
 
     cli_init("pyprof-convert");
-    while ((c = getopt_long(argc, argv, "o:t:f:qh", longopts, NULL)) != -1) {
+    opterr = 0; /* cli_option_fail says what was wrong, in one line */
+    while ((c = getopt_long(argc, argv, ":o:t:f:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
@@ -91,8 +92,8 @@ main(int argc, char **argv)
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;
-        default:
-            cli_usage_fail("invalid option");
+        default: /* ':' or '?' */
+            cli_option_fail(c, argv, longopts);
         }
     }
     if (optind >= argc)

@@ -130,7 +130,8 @@ main(int argc, char **argv)
     int c;
 
     cli_init("pyprof-diff");
-    while ((c = getopt_long(argc, argv, "o:T:f:n:h", longopts, NULL)) != -1) {
+    opterr = 0; /* cli_option_fail says what was wrong, in one line */
+    while ((c = getopt_long(argc, argv, ":o:T:f:n:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
@@ -183,8 +184,8 @@ main(int argc, char **argv)
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;
-        default:
-            cli_usage_fail("invalid option");
+        default: /* ':' or '?' */
+            cli_option_fail(c, argv, longopts);
         }
     }
     if (argc - optind != 2)

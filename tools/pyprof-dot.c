@@ -166,7 +166,8 @@ main(int argc, char **argv)
         cli_errorf("out of memory");
         return CLI_EXIT_DATA;
     }
-    while ((c = getopt_long(argc, argv, "o:T:K:f:n:e:c:swz:l:p:h", long_options, NULL)) != -1) {
+    opterr = 0; /* cli_option_fail says what was wrong, in one line */
+    while ((c = getopt_long(argc, argv, ":o:T:K:f:n:e:c:swz:l:p:h", long_options, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
@@ -268,8 +269,8 @@ main(int argc, char **argv)
             cli_print_version();
             free(paths);
             return CLI_EXIT_OK;
-        default:
-            cli_usage_fail("unknown option");
+        default: /* ':' or '?' */
+            cli_option_fail(c, argv, long_options);
         }
     }
     cli_read_options(&ro);

@@ -292,10 +292,8 @@ main(int argc, char **argv)
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;
-        case ':':
-            cli_usage_fail("option '%s' needs an argument", argv[optind - 1]);
-        default:
-            cli_usage_fail("unknown option '%s'", argv[optind - 1]);
+        default: /* ':' or '?' */
+            cli_option_fail(c, argv, long_opts);
         }
     }
     int nin = argc - optind;

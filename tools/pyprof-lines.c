@@ -95,7 +95,8 @@ main(int argc, char **argv)
         cli_errorf("out of memory");
         return CLI_EXIT_DATA;
     }
-    while ((c = getopt_long(argc, argv, "u:ztsmf:T:o:h", long_options, NULL)) != -1) {
+    opterr = 0; /* cli_option_fail says what was wrong, in one line */
+    while ((c = getopt_long(argc, argv, ":u:ztsmf:T:o:h", long_options, NULL)) != -1) {
         switch (c) {
         case 'u': {
             char *end;
@@ -152,10 +153,8 @@ main(int argc, char **argv)
             cli_print_version();
             free(roots);
             return CLI_EXIT_OK;
-        default:
-            fprintf(stderr, "Try '%s --help' for more information.\n", cli_tool());
-            free(roots);
-            return CLI_EXIT_USAGE;
+        default: /* ':' or '?' */
+            cli_option_fail(c, argv, long_options);
         }
     }
     cli_read_options(&ro);

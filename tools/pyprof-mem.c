@@ -547,7 +547,8 @@ main(int argc, char **argv)
     }
     argc = na;
     argv = args;
-    while ((c = getopt_long(argc, argv, "o:T:t:w:sfnh", longopts, NULL)) != -1) {
+    opterr = 0; /* cli_option_fail says what was wrong, in one line */
+    while ((c = getopt_long(argc, argv, ":o:T:t:w:sfnh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             o.output = optarg;
@@ -622,10 +623,8 @@ main(int argc, char **argv)
             cli_print_version();
             free(args);
             return CLI_EXIT_OK;
-        default:
-            fprintf(stderr, "Try 'pyprof-mem --help'.\n");
-            free(args);
-            return CLI_EXIT_USAGE;
+        default: /* ':' or '?' */
+            cli_option_fail(c, argv, longopts);
         }
     }
     int rest = argc - optind;

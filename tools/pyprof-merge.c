@@ -112,7 +112,8 @@ main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
 #endif
-    while ((c = getopt_long(argc, argv, "o:t:f:n:qh", longopts, NULL)) != -1) {
+    opterr = 0; /* cli_option_fail says what was wrong, in one line */
+    while ((c = getopt_long(argc, argv, ":o:t:f:n:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
@@ -156,8 +157,8 @@ main(int argc, char **argv)
         case OPT_VERSION:
             cli_print_version();
             return CLI_EXIT_OK;
-        default:
-            cli_usage_fail("invalid option");
+        default: /* ':' or '?' */
+            cli_option_fail(c, argv, longopts);
         }
     }
     if (optind >= argc)
