@@ -62,6 +62,23 @@ read_le(pyprof__pickle *pk, size_t n)
     return v;
 }
 
+/* The string of an opcode whose operand is its length (`width` bytes,
+ * little-endian) followed by its bytes: pushed as `type` (PYPROF__PK_BYTES
+ * or PYPROF__PK_STR) where it lies in the data. */
+static int
+push_sized(pyprof__pickle *pk, size_t width, int type)
+{
+    int rc;
+    if ((rc = need(pk, width)) < 0)
+        return rc;
+    uint64_t n = read_le(pk, width);
+    if (n > pk->len - pk->pos)
+        return pyprof__pk_truncated(pk);
+    size_t at = pk->pos;
+    pk->pos += (size_t)n;
+    return pyprof__pk_push_raw_string(pk, type, at, (size_t)n);
+}
+
 /* A text argument: the bytes up to '\n', which is consumed. */
 static int
 read_line(pyprof__pickle *pk, const char **s, size_t *n)
@@ -405,64 +422,25 @@ pyprof__pk_step(pyprof__pickle *pk, bool *stop)
         if ((rc = read_line(pk, &s, &n)) < 0)
             return rc;
         return pyprof__pk_push_raw_unicode(pk, s, n);
-    case 'T': { /* BINSTRING: signed length */
+    case 'T': /* BINSTRING: a signed length */
         if ((rc = need(pk, 4)) < 0)
             return rc;
-        uint32_t u = (uint32_t)read_le(pk, 4);
-        if (u & 0x80000000u)
+        if (pk->data[pk->pos + 3] & 0x80)
             return pyprof__pk_fail(pk, PYPROF_EFORMAT, "negative byte count");
-        n = u;
-        goto sized_bytes;
-    }
+        return push_sized(pk, 4, PYPROF__PK_BYTES);
     case 'B': /* BINBYTES */
-        if ((rc = need(pk, 4)) < 0)
-            return rc;
-        n = (size_t)read_le(pk, 4);
-        goto sized_bytes;
+        return push_sized(pk, 4, PYPROF__PK_BYTES);
     case 'U':
     case 'C': /* SHORT_BINSTRING, SHORT_BINBYTES */
-        if ((rc = need(pk, 1)) < 0)
-            return rc;
-        n = (size_t)read_le(pk, 1);
-        goto sized_bytes;
-    case 0x8e: { /* BINBYTES8 */
-        if ((rc = need(pk, 8)) < 0)
-            return rc;
-        uint64_t u = read_le(pk, 8);
-        if (u > pk->len - pk->pos)
-            return pyprof__pk_truncated(pk);
-        n = (size_t)u;
-        goto sized_bytes;
-    }
-    sized_bytes:
-        if ((rc = need(pk, n)) < 0)
-            return rc;
-        pk->pos += n;
-        return pyprof__pk_push_raw_string(pk, PYPROF__PK_BYTES, pk->pos - n, n);
-    case 'X':
-        if ((rc = need(pk, 4)) < 0)
-            return rc;
-        n = (size_t)read_le(pk, 4);
-        goto sized_text;
-    case 0x8c:
-        if ((rc = need(pk, 1)) < 0)
-            return rc;
-        n = (size_t)read_le(pk, 1);
-        goto sized_text;
-    case 0x8d: {
-        if ((rc = need(pk, 8)) < 0)
-            return rc;
-        uint64_t u = read_le(pk, 8);
-        if (u > pk->len - pk->pos)
-            return pyprof__pk_truncated(pk);
-        n = (size_t)u;
-        goto sized_text;
-    }
-    sized_text:
-        if ((rc = need(pk, n)) < 0)
-            return rc;
-        pk->pos += n;
-        return pyprof__pk_push_raw_string(pk, PYPROF__PK_STR, pk->pos - n, n);
+        return push_sized(pk, 1, PYPROF__PK_BYTES);
+    case 0x8e: /* BINBYTES8 */
+        return push_sized(pk, 8, PYPROF__PK_BYTES);
+    case 'X': /* BINUNICODE */
+        return push_sized(pk, 4, PYPROF__PK_STR);
+    case 0x8c: /* SHORT_BINUNICODE */
+        return push_sized(pk, 1, PYPROF__PK_STR);
+    case 0x8d: /* BINUNICODE8 */
+        return push_sized(pk, 8, PYPROF__PK_STR);
     case ')':
         return pyprof__pk_make_tuple(pk, pk->nstack);
     case 't':
