@@ -62,14 +62,21 @@ cli_error(const pyprof_error *err)
     fprintf(stderr, "%s: %s\n", tool_name, buf);
 }
 
+/* "TOOL: " `what` and the message, one line on stderr. */
+static void
+say(const char *what, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: %s", tool_name, what);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void
 cli_errorf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", tool_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("", fmt, ap);
     va_end(ap);
 }
 
@@ -78,9 +85,7 @@ cli_warnf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: warning: ", tool_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("warning: ", fmt, ap);
     va_end(ap);
 }
 
@@ -89,9 +94,7 @@ cli_usage_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", tool_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("", fmt, ap);
     va_end(ap);
     fprintf(stderr, "Try '%s --help' for more information.\n", tool_name);
     exit(CLI_EXIT_USAGE);
