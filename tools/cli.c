@@ -156,6 +156,26 @@ cli_option_fail(int c, char *const argv[], const struct option *longopts)
 }
 
 void
+cli_common_option(int c, char *const argv[], const struct option *longopts, void (*usage)(void))
+{
+    switch (c) {
+    case 'h':
+        usage();
+        exit(CLI_EXIT_OK);
+    case CLI_OPT_VERSION:
+        cli_print_version();
+        exit(CLI_EXIT_OK);
+    case CLI_OPT_MAX_BYTES:
+    case CLI_OPT_MAX_DEPTH:
+    case CLI_OPT_MAX_RATIO:
+        cli_limit_option(c, optarg);
+        return;
+    default:
+        cli_option_fail(c, argv, longopts);
+    }
+}
+
+void
 cli_print_version(void)
 {
     unsigned f = pyprof_features();

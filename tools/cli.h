@@ -64,11 +64,11 @@ void cli_read_progress(pyprof_read_options *ro);
  *   --max-bytes SIZE   decoded bytes held in memory at once (K, M, G suffixes)
  *   --max-depth N      nesting of marshal/pickle data
  *   --max-ratio N      zstd expansion (decoded over compressed bytes)
- * Put CLI_LIMIT_LONGOPTS in the tool's getopt_long table and CLI_LIMIT_HELP
- * in its --help text, pass the three codes to cli_limit_option(), and read
- * with cli_read_options().
+ * Put CLI_COMMON_LONGOPTS (which has them) at the end of the tool's
+ * getopt_long table and CLI_LIMIT_HELP in its --help text, let
+ * cli_common_option() take them, and read with cli_read_options().
  */
-enum { CLI_OPT_MAX_BYTES = 0x4C00, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_RATIO };
+enum { CLI_OPT_MAX_BYTES = 0x4C00, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_RATIO, CLI_OPT_VERSION };
 #define CLI_LIMIT_LONGOPTS                                                                         \
     {"max-bytes", required_argument, NULL, CLI_OPT_MAX_BYTES},                                     \
         {"max-depth", required_argument, NULL, CLI_OPT_MAX_DEPTH},                                 \
@@ -80,13 +80,25 @@ enum { CLI_OPT_MAX_BYTES = 0x4C00, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_RATIO };
     "                        (K, M, G suffixes; default 1G)\n"                                     \
     "      --max-depth N     refuse marshal/pickle data nested deeper (default 2000)\n"            \
     "      --max-ratio N     refuse zstd data expanding more than N times (default 1000)\n"
-#define CLI_LIMIT_CASES                                                                            \
-    case CLI_OPT_MAX_BYTES:                                                                        \
-    case CLI_OPT_MAX_DEPTH:                                                                        \
-    case CLI_OPT_MAX_RATIO
+/* The end of every tool's getopt_long table: the limits, --help (as -h) and
+ * --version. */
+#define CLI_COMMON_LONGOPTS                                                                        \
+    CLI_LIMIT_LONGOPTS, {"help", no_argument, NULL, 'h'},                                          \
+    {                                                                                              \
+        "version", no_argument, NULL, CLI_OPT_VERSION                                              \
+    }
 
 /* Take one of the limit options (exits 2 on a bad value). */
 void cli_limit_option(int code, const char *arg);
+
+/*
+ * The default case of every tool's getopt_long switch: what the family's
+ * tools all do with -h/--help (print `usage` to stdout, exit 0), --version
+ * (cli_print_version, exit 0) and the limits (cli_limit_option), and
+ * anything else getopt_long returned is refused (cli_option_fail).
+ */
+void cli_common_option(int c, char *const argv[], const struct option *longopts,
+                       void (*usage)(void));
 
 /* The family's read options: progress bar (cli_read_progress) and limits. */
 void cli_read_options(pyprof_read_options *ro);

@@ -45,16 +45,14 @@ usage(void)
 int
 main(int argc, char **argv)
 {
-    enum { OPT_VERSION = 256, OPT_NAME, OPT_LIST };
+    enum { OPT_NAME = 256, OPT_LIST };
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"type", required_argument, NULL, 't'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"name", required_argument, NULL, OPT_NAME},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"list", no_argument, NULL, OPT_LIST},
-                                             CLI_LIMIT_LONGOPTS,
-                                             {"help", no_argument, NULL, 'h'},
-                                             {"version", no_argument, NULL, OPT_VERSION},
+                                             CLI_COMMON_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     const char *output = NULL, *type = NULL, *format = NULL, *name = NULL;
     bool quiet = false;
@@ -83,17 +81,9 @@ main(int argc, char **argv)
             for (size_t i = 0; i < pyprof_writer_count(); i++)
                 printf("%-12s %s\n", pyprof_writer_name(i), pyprof_writer_description(i));
             return CLI_EXIT_OK;
-        case 'h':
-            usage();
-            return CLI_EXIT_OK;
-        CLI_LIMIT_CASES:
-            cli_limit_option(c, optarg);
+        default: /* --help, --version, the limits; or refused */
+            cli_common_option(c, argv, longopts, usage);
             break;
-        case OPT_VERSION:
-            cli_print_version();
-            return CLI_EXIT_OK;
-        default: /* ':' or '?' */
-            cli_option_fail(c, argv, longopts);
         }
     }
     if (optind >= argc)

@@ -102,15 +102,7 @@ done:
 int
 main(int argc, char **argv)
 {
-    enum {
-        OPT_VERSION = 256,
-        OPT_NORMALIZE,
-        OPT_THRESHOLD,
-        OPT_SORT,
-        OPT_FLAME,
-        OPT_JSON,
-        OPT_CSV
-    };
+    enum { OPT_NORMALIZE = 256, OPT_THRESHOLD, OPT_SORT, OPT_FLAME, OPT_JSON, OPT_CSV };
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"type", required_argument, NULL, 'T'},
                                              {"json", no_argument, NULL, OPT_JSON},
@@ -121,9 +113,7 @@ main(int argc, char **argv)
                                              {"sort", required_argument, NULL, OPT_SORT},
                                              {"limit", required_argument, NULL, 'n'},
                                              {"flame", required_argument, NULL, OPT_FLAME},
-                                             CLI_LIMIT_LONGOPTS,
-                                             {"help", no_argument, NULL, 'h'},
-                                             {"version", no_argument, NULL, OPT_VERSION},
+                                             CLI_COMMON_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     pyprof_diff_options dopt = PYPROF_DIFF_OPTIONS_INIT;
     const char *output = "-", *type = NULL, *format = NULL, *flame = NULL;
@@ -175,17 +165,9 @@ main(int argc, char **argv)
         case OPT_FLAME:
             flame = optarg;
             break;
-        case 'h':
-            usage();
-            return CLI_EXIT_OK;
-        CLI_LIMIT_CASES:
-            cli_limit_option(c, optarg);
+        default: /* --help, --version, the limits; or refused */
+            cli_common_option(c, argv, longopts, usage);
             break;
-        case OPT_VERSION:
-            cli_print_version();
-            return CLI_EXIT_OK;
-        default: /* ':' or '?' */
-            cli_option_fail(c, argv, longopts);
         }
     }
     if (argc - optind != 2)

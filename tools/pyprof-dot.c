@@ -64,8 +64,7 @@ enum {
     OPT_COMPARE,
     OPT_MAX_NODES,
     OPT_FOCUS,
-    OPT_IGNORE,
-    OPT_VERSION
+    OPT_IGNORE
 };
 
 static const struct option long_options[] = {
@@ -92,9 +91,7 @@ static const struct option long_options[] = {
     {"max-nodes", required_argument, NULL, OPT_MAX_NODES},
     {"focus", required_argument, NULL, OPT_FOCUS},
     {"ignore", required_argument, NULL, OPT_IGNORE},
-    CLI_LIMIT_LONGOPTS,
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
+    CLI_COMMON_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -258,19 +255,9 @@ main(int argc, char **argv)
         case OPT_IGNORE:
             o.ignore = optarg;
             break;
-        case 'h':
-            usage();
-            free(paths);
-            return CLI_EXIT_OK;
-        CLI_LIMIT_CASES:
-            cli_limit_option(c, optarg);
+        default: /* --help, --version, the limits; or refused */
+            cli_common_option(c, argv, long_options, usage);
             break;
-        case OPT_VERSION:
-            cli_print_version();
-            free(paths);
-            return CLI_EXIT_OK;
-        default: /* ':' or '?' */
-            cli_option_fail(c, argv, long_options);
         }
     }
     cli_read_options(&ro);

@@ -38,8 +38,7 @@ enum {
     OPT_NOTES,
     OPT_DIFF,
     OPT_NORMALIZE,
-    OPT_VANISHED,
-    OPT_VERSION
+    OPT_VANISHED
 };
 
 static const struct option long_opts[] = {{"title", required_argument, NULL, OPT_TITLE},
@@ -71,9 +70,7 @@ static const struct option long_opts[] = {{"title", required_argument, NULL, OPT
                                           {"format", required_argument, NULL, 'f'},
                                           {"output", required_argument, NULL, 'o'},
                                           {"type", required_argument, NULL, 'T'},
-                                          CLI_LIMIT_LONGOPTS,
-                                          {"help", no_argument, NULL, 'h'},
-                                          {"version", no_argument, NULL, OPT_VERSION},
+                                          CLI_COMMON_LONGOPTS,
                                           {NULL, 0, NULL, 0}};
 
 static void
@@ -283,17 +280,9 @@ main(int argc, char **argv)
                 cli_usage_fail("unknown output type '%s' (svg or png)", optarg);
             type = optarg;
             break;
-        case 'h':
-            usage();
-            return CLI_EXIT_OK;
-        CLI_LIMIT_CASES:
-            cli_limit_option(c, optarg);
+        default: /* --help, --version, the limits; or refused */
+            cli_common_option(c, argv, long_opts, usage);
             break;
-        case OPT_VERSION:
-            cli_print_version();
-            return CLI_EXIT_OK;
-        default: /* ':' or '?' */
-            cli_option_fail(c, argv, long_opts);
         }
     }
     int nin = argc - optind;

@@ -46,7 +46,7 @@ usage(void)
            cli_tool(), cli_tool());
 }
 
-enum { OPT_SOURCE_ROOT = 256, OPT_NO_SEARCH, OPT_JSON, OPT_CSV, OPT_VERSION };
+enum { OPT_SOURCE_ROOT = 256, OPT_NO_SEARCH, OPT_JSON, OPT_CSV };
 
 static const struct option long_options[] = {
     {"unit", required_argument, NULL, 'u'},
@@ -60,9 +60,7 @@ static const struct option long_options[] = {
     {"csv", no_argument, NULL, OPT_CSV},
     {"type", required_argument, NULL, 'T'},
     {"output", required_argument, NULL, 'o'},
-    CLI_LIMIT_LONGOPTS,
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
+    CLI_COMMON_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -142,19 +140,9 @@ main(int argc, char **argv)
         case 'o':
             output = optarg;
             break;
-        case 'h':
-            usage();
-            free(roots);
-            return CLI_EXIT_OK;
-        CLI_LIMIT_CASES:
-            cli_limit_option(c, optarg);
+        default: /* --help, --version, the limits; or refused */
+            cli_common_option(c, argv, long_options, usage);
             break;
-        case OPT_VERSION:
-            cli_print_version();
-            free(roots);
-            return CLI_EXIT_OK;
-        default: /* ':' or '?' */
-            cli_option_fail(c, argv, long_options);
         }
     }
     cli_read_options(&ro);

@@ -27,47 +27,46 @@
 #include "cli.h"
 
 static void
-usage(FILE *f)
+usage(void)
 {
-    fprintf(f, "Usage: pyprof-mem COMMAND [OPTION]... [FILE]...\n"
-               "Memory-over-time plots and summaries of memory_profiler files, as mprof.\n"
-               "\n"
-               "Commands:\n"
-               "  plot [FILE...]        draw memory (MiB) against time (s) as PNG or SVG\n"
-               "  peak [FILE...]        print the peak memory of each file (as mprof peak)\n"
-               "  list                  list mprofile_*.dat files here (as mprof list)\n"
-               "  report FILE           summarise a saved @profile line-by-line report\n"
-               "\n"
-               "FILE is a path, or an index into the sorted mprofile_*.dat files of the current\n"
-               "directory (-1 = newest); without FILE the newest one is used.\n"
-               "\n"
-               "Options:\n"
-               "  -o, --output=FILE     plot: write here (type from the extension)\n"
-               "  -T, --type=TYPE       plot: png or svg; tables: txt, json or csv\n"
-               "  -t, --title=TEXT      plot: title (default: the command line of one file)\n"
-               "  -w, --window=S,E      plot: show only seconds S to E\n"
-               "  -s, --slope           plot: fitted trend lines, slopes (MiB/s) in the legend\n"
-               "  -f, --flame           plot: function executions as boxes stacked by depth\n"
-               "  -n, --no-function-ts  plot: no function brackets or boxes\n"
-               "      --include-children  plot: also draw main + children summed\n"
-               "      --no-children     plot: leave child processes out\n"
-               "      --size=WxH        plot: image size in pixels (default 1260x540)\n"
-               "      --func=NAME       peak: only samples taken while NAME ran\n"
-               "      --top=N           report: how many largest increments (default 10)\n"
-               "      --json            print tables as JSON\n"
-               "      --csv             print tables as CSV\n"
-               "      --format=NAME     read inputs as NAME (mprofile, memreport)\n"
-               "  -h, --help            show this help and exit\n" CLI_LIMIT_HELP
-               "      --version         show version information and exit\n"
-               "\n"
-               "Examples:\n"
-               "  pyprof-mem plot mprofile_20240101120000.dat -o mem.png\n"
-               "  pyprof-mem peak --func __main__.work\n");
+    printf("Usage: pyprof-mem COMMAND [OPTION]... [FILE]...\n"
+           "Memory-over-time plots and summaries of memory_profiler files, as mprof.\n"
+           "\n"
+           "Commands:\n"
+           "  plot [FILE...]        draw memory (MiB) against time (s) as PNG or SVG\n"
+           "  peak [FILE...]        print the peak memory of each file (as mprof peak)\n"
+           "  list                  list mprofile_*.dat files here (as mprof list)\n"
+           "  report FILE           summarise a saved @profile line-by-line report\n"
+           "\n"
+           "FILE is a path, or an index into the sorted mprofile_*.dat files of the current\n"
+           "directory (-1 = newest); without FILE the newest one is used.\n"
+           "\n"
+           "Options:\n"
+           "  -o, --output=FILE     plot: write here (type from the extension)\n"
+           "  -T, --type=TYPE       plot: png or svg; tables: txt, json or csv\n"
+           "  -t, --title=TEXT      plot: title (default: the command line of one file)\n"
+           "  -w, --window=S,E      plot: show only seconds S to E\n"
+           "  -s, --slope           plot: fitted trend lines, slopes (MiB/s) in the legend\n"
+           "  -f, --flame           plot: function executions as boxes stacked by depth\n"
+           "  -n, --no-function-ts  plot: no function brackets or boxes\n"
+           "      --include-children  plot: also draw main + children summed\n"
+           "      --no-children     plot: leave child processes out\n"
+           "      --size=WxH        plot: image size in pixels (default 1260x540)\n"
+           "      --func=NAME       peak: only samples taken while NAME ran\n"
+           "      --top=N           report: how many largest increments (default 10)\n"
+           "      --json            print tables as JSON\n"
+           "      --csv             print tables as CSV\n"
+           "      --format=NAME     read inputs as NAME (mprofile, memreport)\n"
+           "  -h, --help            show this help and exit\n" CLI_LIMIT_HELP
+           "      --version         show version information and exit\n"
+           "\n"
+           "Examples:\n"
+           "  pyprof-mem plot mprofile_20240101120000.dat -o mem.png\n"
+           "  pyprof-mem peak --func __main__.work\n");
 }
 
 enum {
-    OPT_VERSION = 256,
-    OPT_FUNC,
+    OPT_FUNC = 256,
     OPT_JSON,
     OPT_CSV,
     OPT_INCLUDE_CHILDREN,
@@ -500,9 +499,7 @@ main(int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},
         {"csv", no_argument, NULL, OPT_CSV},
         {"format", required_argument, NULL, OPT_FORMAT},
-        CLI_LIMIT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
+        CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     opts o = {0};
@@ -511,7 +508,7 @@ main(int argc, char **argv)
     /* "+" stops at the first non-option (the command); options come after it */
     if (argc > 1 && argv[1][0] == '-') {
         if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-            usage(stdout);
+            usage();
             return CLI_EXIT_OK;
         }
         if (strcmp(argv[1], "--version") == 0) {
@@ -612,19 +609,9 @@ main(int argc, char **argv)
                 cli_usage_fail("unknown format '%s'", optarg);
             o.format = optarg;
             break;
-        case 'h':
-            usage(stdout);
-            free(args);
-            return CLI_EXIT_OK;
-        CLI_LIMIT_CASES:
-            cli_limit_option(c, optarg);
+        default: /* --help, --version, the limits; or refused */
+            cli_common_option(c, argv, longopts, usage);
             break;
-        case OPT_VERSION:
-            cli_print_version();
-            free(args);
-            return CLI_EXIT_OK;
-        default: /* ':' or '?' */
-            cli_option_fail(c, argv, longopts);
         }
     }
     int rest = argc - optind;

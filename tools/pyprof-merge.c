@@ -82,7 +82,7 @@ write_ranks(pyprof_ranks *ranks, const char *path, const char *type, size_t limi
 int
 main(int argc, char **argv)
 {
-    enum { OPT_VERSION = 256, OPT_RANKS, OPT_RANKS_OUTPUT, OPT_RANKS_TYPE };
+    enum { OPT_RANKS = 256, OPT_RANKS_OUTPUT, OPT_RANKS_TYPE };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"type", required_argument, NULL, 't'},
@@ -92,9 +92,7 @@ main(int argc, char **argv)
         {"ranks-type", required_argument, NULL, OPT_RANKS_TYPE},
         {"limit", required_argument, NULL, 'n'},
         {"quiet", no_argument, NULL, 'q'},
-        CLI_LIMIT_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
+        CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0}};
     const char *output = NULL, *type = NULL, *format = NULL;
     const char *ranks_output = "-", *ranks_type = "txt";
@@ -148,17 +146,9 @@ main(int argc, char **argv)
         case 'q':
             quiet = true;
             break;
-        case 'h':
-            usage();
-            return CLI_EXIT_OK;
-        CLI_LIMIT_CASES:
-            cli_limit_option(c, optarg);
+        default: /* --help, --version, the limits; or refused */
+            cli_common_option(c, argv, longopts, usage);
             break;
-        case OPT_VERSION:
-            cli_print_version();
-            return CLI_EXIT_OK;
-        default: /* ':' or '?' */
-            cli_option_fail(c, argv, longopts);
         }
     }
     if (optind >= argc)

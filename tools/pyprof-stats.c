@@ -49,50 +49,50 @@ stats_session_read(struct stats_session *s, const char *path, pyprof_error *err)
 }
 
 static void
-usage(FILE *f)
+usage(void)
 {
-    fprintf(f, "Usage: pyprof-stats [OPTIONS] FILE... [COMMAND [ARG...]]...\n"
-               "Print the function tables of profiles as Python's pstats does.\n"
-               "\n"
-               "Options (before the commands):\n"
-               "  -f, --format NAME   read the inputs as NAME (default: probe; pstats, ...)\n"
-               "  -o, --output FILE   write to FILE atomically instead of standard output\n"
-               "      --json          export the table as JSON instead of text\n"
-               "      --csv           export the table as CSV instead of text\n"
-               "  -T, --type TYPE     txt, json or csv (default: from the -o extension)\n"
-               "  -i, --interactive   run the browser even when standard input or output is\n"
-               "                      not a terminal (commands piped in, as to python -m pstats)\n"
-               "  -h, --help          show this help and exit\n" CLI_LIMIT_HELP
-               "      --version       show version information and exit\n"
-               "\n"
-               "Commands (as in the python -m pstats browser):\n"
-               "  sort KEY... [RESTRICTION...]  sort by the keys, primary first; restrictions\n"
-               "                      right after the keys also print the table\n"
-               "  reverse             reverse the sorted order\n"
-               "  stats [RESTRICTION...]   print the table (print_stats)\n"
-               "  callers [RESTRICTION...] print who called each function (print_callers)\n"
-               "  callees [RESTRICTION...] print what each function called (print_callees)\n"
-               "  strip               strip directories from file names (strip_dirs)\n"
-               "  add FILE            add another profile\n"
-               "  read FILE           replace the profile by FILE\n"
-               "\n"
-               "Sort keys, or any unique prefix: calls ncalls cumtime cumulative filename\n"
-               "line module name nfl pcalls stdname time tottime; also -1, 0, 1, 2 as the\n"
-               "only key (stdname, calls, time, cumulative).  A RESTRICTION is a count, a\n"
-               "fraction in [0, 1], or a Python regular expression searched in each\n"
-               "function's name; several apply in order.  Several FILEs merge as\n"
-               "pstats.Stats(F1, F2, F3) does (F1, then F3, then F2).  With no command the\n"
-               "whole table is printed in file order (and if no command prints, the\n"
-               "table is printed at the end); with no command on a terminal the\n"
-               "interactive browser starts.  A command word as a file name: write ./stats.\n"
-               "\n"
-               "Beyond pstats: Python 2 files are read (Python 3's pstats cannot), and\n"
-               "pure-Python profile files sort by name (pstats raises TypeError comparing\n"
-               "their code-object key): such names compare as the text they print as.\n"
-               "\n"
-               "Example:\n"
-               "  pyprof-stats prog.prof sort cumtime 20\n"
-               "  pyprof-stats a.prof b.prof strip sort time callers 10 'fib'\n");
+    printf("Usage: pyprof-stats [OPTIONS] FILE... [COMMAND [ARG...]]...\n"
+           "Print the function tables of profiles as Python's pstats does.\n"
+           "\n"
+           "Options (before the commands):\n"
+           "  -f, --format NAME   read the inputs as NAME (default: probe; pstats, ...)\n"
+           "  -o, --output FILE   write to FILE atomically instead of standard output\n"
+           "      --json          export the table as JSON instead of text\n"
+           "      --csv           export the table as CSV instead of text\n"
+           "  -T, --type TYPE     txt, json or csv (default: from the -o extension)\n"
+           "  -i, --interactive   run the browser even when standard input or output is\n"
+           "                      not a terminal (commands piped in, as to python -m pstats)\n"
+           "  -h, --help          show this help and exit\n" CLI_LIMIT_HELP
+           "      --version       show version information and exit\n"
+           "\n"
+           "Commands (as in the python -m pstats browser):\n"
+           "  sort KEY... [RESTRICTION...]  sort by the keys, primary first; restrictions\n"
+           "                      right after the keys also print the table\n"
+           "  reverse             reverse the sorted order\n"
+           "  stats [RESTRICTION...]   print the table (print_stats)\n"
+           "  callers [RESTRICTION...] print who called each function (print_callers)\n"
+           "  callees [RESTRICTION...] print what each function called (print_callees)\n"
+           "  strip               strip directories from file names (strip_dirs)\n"
+           "  add FILE            add another profile\n"
+           "  read FILE           replace the profile by FILE\n"
+           "\n"
+           "Sort keys, or any unique prefix: calls ncalls cumtime cumulative filename\n"
+           "line module name nfl pcalls stdname time tottime; also -1, 0, 1, 2 as the\n"
+           "only key (stdname, calls, time, cumulative).  A RESTRICTION is a count, a\n"
+           "fraction in [0, 1], or a Python regular expression searched in each\n"
+           "function's name; several apply in order.  Several FILEs merge as\n"
+           "pstats.Stats(F1, F2, F3) does (F1, then F3, then F2).  With no command the\n"
+           "whole table is printed in file order (and if no command prints, the\n"
+           "table is printed at the end); with no command on a terminal the\n"
+           "interactive browser starts.  A command word as a file name: write ./stats.\n"
+           "\n"
+           "Beyond pstats: Python 2 files are read (Python 3's pstats cannot), and\n"
+           "pure-Python profile files sort by name (pstats raises TypeError comparing\n"
+           "their code-object key): such names compare as the text they print as.\n"
+           "\n"
+           "Example:\n"
+           "  pyprof-stats prog.prof sort cumtime 20\n"
+           "  pyprof-stats a.prof b.prof strip sort time callers 10 'fib'\n");
 }
 
 /* ---- the command line -------------------------------------------------------------- */
@@ -278,7 +278,7 @@ first_command(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_CSV, OPT_VERSION };
+    enum { OPT_JSON = 256, OPT_CSV };
     bool interactive = false;
     const char *type = NULL;
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
@@ -287,9 +287,7 @@ main(int argc, char **argv)
                                              {"csv", no_argument, NULL, OPT_CSV},
                                              {"type", required_argument, NULL, 'T'},
                                              {"interactive", no_argument, NULL, 'i'},
-                                             CLI_LIMIT_LONGOPTS,
-                                             {"help", no_argument, NULL, 'h'},
-                                             {"version", no_argument, NULL, OPT_VERSION},
+                                             CLI_COMMON_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     struct stats_session s = {NULL, PYPROF_READ_OPTIONS_INIT, NULL};
     const char *output = NULL;
@@ -320,17 +318,9 @@ main(int argc, char **argv)
         case OPT_CSV:
             export = PYPROF_STATS_CSV;
             break;
-        case 'h':
-            usage(stdout);
-            return CLI_EXIT_OK;
-        CLI_LIMIT_CASES:
-            cli_limit_option(opt, optarg);
+        default: /* --help, --version, the limits; or refused */
+            cli_common_option(opt, argv, longopts, usage);
             break;
-        case OPT_VERSION:
-            cli_print_version();
-            return CLI_EXIT_OK;
-        default: /* ':' or '?' */
-            cli_option_fail(opt, argv, longopts);
         }
     }
     cli_read_options(&s.opts);
