@@ -209,6 +209,14 @@ print_table(struct stats_session *s, int export, enum cmd_kind kind,
     return pyprof_stats_print(s->st, s->out, r, n, err);
 }
 
+static void
+free_commands(struct cmd *cmds, int ncmds)
+{
+    for (int i = 0; i < ncmds; i++)
+        free(cmds[i].restr);
+    free(cmds);
+}
+
 static int
 run(struct stats_session *s, struct cmd *cmds, int ncmds, int export, pyprof_error *err)
 {
@@ -335,24 +343,28 @@ main(int argc, char **argv)
         export = PYPROF_STATS_CSV;
     char **files = &argv[optind];
     int nfiles = cmd_at - optind;
-    int ncmds = 0;
-    struct cmd *cmds = parse_commands(&argv[cmd_at], argc - cmd_at, &ncmds);
-    if (export == PYPROF_STATS_CSV)
-        for (int i = 0; i < ncmds; i++)
-            if (cmds[i].kind == C_CALLERS || cmds[i].kind == C_CALLEES)
-                cli_usage_fail("--csv exports the stats table only; use --json for callers");
+    bool has_cmds = cmd_at < argc;
 
     /* -i: the browser reads its commands from a pipe too, as python -m
      * pstats does (`printf 'sort time\nstats 5\n' | pyprof-stats -i F`);
      * without it a pipe or file on stdin is not read, so that a script's
-     * `pyprof-stats F | head` never waits for input */
-    if (interactive && (ncmds > 0 || output || export != EXPORT_NONE || type))
+     * `pyprof-stats F | head` never waits for input.  (The arguments are
+     * checked before anything is allocated: a usage error exits at once.) */
+    if (interactive && (has_cmds || output || export != EXPORT_NONE || type))
         cli_usage_fail("-i takes commands from standard input only, and prints text to "
                        "standard output: no commands, -o, -T, --json or --csv with it");
     bool browse =
-        interactive || (ncmds == 0 && !output && export == EXPORT_NONE && isatty(0) && isatty(1));
+        interactive || (!has_cmds && !output && export == EXPORT_NONE && isatty(0) && isatty(1));
     if (nfiles == 0 && !browse)
         cli_usage_fail("no input files");
+
+    int ncmds = 0;
+    struct cmd *cmds = parse_commands(&argv[cmd_at], argc - cmd_at, &ncmds);
+    for (int i = 0; export == PYPROF_STATS_CSV && i < ncmds; i++)
+        if (cmds[i].kind == C_CALLERS || cmds[i].kind == C_CALLEES) {
+            free_commands(cmds, ncmds);
+            cli_usage_fail("--csv exports the stats table only; use --json for callers");
+        }
 
     /* every file the commands read counts as an input -o must not replace */
     char **inputs = calloc((size_t)argc, sizeof *inputs);
@@ -387,9 +399,7 @@ main(int argc, char **argv)
         }
         status = rc < 0 ? CLI_EXIT_DATA : CLI_EXIT_OK;
     }
-    for (int i = 0; i < ncmds; i++)
-        free(cmds[i].restr);
-    free(cmds);
+    free_commands(cmds, ncmds);
     free(inputs);
     pyprof_stats_free(s.st);
     return status;
