@@ -137,10 +137,14 @@ take_restrictions(struct cmd *c, char **argv, int argc, int *i)
     }
 }
 
-static struct cmd *
-parse_commands(char **argv, int argc, int *ncmds)
+/* The commands in argv[0..argc), into *out (*ncmds of them).  A word
+ * refused exits through cli_usage_fail; *out is set first, so that what
+ * was parsed is still reachable then (from the caller's variable, whose
+ * address it has), not a leak for LeakSanitizer. */
+static void
+parse_commands(char **argv, int argc, struct cmd **out, int *ncmds)
 {
-    struct cmd *cmds = calloc((size_t)argc + 1, sizeof *cmds);
+    struct cmd *cmds = *out = calloc((size_t)argc + 1, sizeof *cmds);
     if (!cmds)
         cli_usage_fail("out of memory");
     int n = 0, i = 0;
@@ -189,7 +193,6 @@ parse_commands(char **argv, int argc, int *ncmds)
         }
     }
     *ncmds = n;
-    return cmds;
 }
 
 /* ---- running ------------------------------------------------------------------------- */
@@ -359,7 +362,8 @@ main(int argc, char **argv)
         cli_usage_fail("no input files");
 
     int ncmds = 0;
-    struct cmd *cmds = parse_commands(&argv[cmd_at], argc - cmd_at, &ncmds);
+    struct cmd *cmds;
+    parse_commands(&argv[cmd_at], argc - cmd_at, &cmds, &ncmds);
     for (int i = 0; export == PYPROF_STATS_CSV && i < ncmds; i++)
         if (cmds[i].kind == C_CALLERS || cmds[i].kind == C_CALLEES) {
             free_commands(cmds, ncmds);
