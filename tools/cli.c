@@ -33,6 +33,9 @@ void
 cli_init(const char *tool)
 {
     tool_name = tool;
+    /* getopt's messages name the program by argv[0] (in a build tree,
+     * libtool's path to it) and would come before a second line of ours */
+    opterr = 0;
     static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -104,16 +107,15 @@ cli_usage_fail(const char *fmt, ...)
  * options it abbreviates, in `which` (a comma-separated list). */
 static size_t
 long_matches(const char *name, size_t len, const struct option *longopts, char *which, size_t cap,
-             bool *exact, bool *takes_arg)
+             bool *takes_arg)
 {
     size_t n = 0, used = 0;
     which[0] = '\0';
-    *exact = *takes_arg = false;
+    *takes_arg = false;
     for (const struct option *o = longopts; o && o->name; o++) {
         if (strncmp(o->name, name, len) != 0)
             continue;
         if (strlen(o->name) == len) { /* an exact name is never ambiguous */
-            *exact = true;
             *takes_arg = o->has_arg != no_argument;
             return 1;
         }
@@ -126,8 +128,9 @@ long_matches(const char *name, size_t len, const struct option *longopts, char *
     return n;
 }
 
-void
-cli_option_fail(int c, char *const argv[], const struct option *longopts)
+/* Refuse what getopt_long returned as c (':' or '?'), then exit(2). */
+static void __attribute__((noreturn))
+option_fail(int c, char *const argv[], const struct option *longopts)
 {
     /* A short option's letter is optopt; the argument holding it may still
      * be argv[optind] (a bundle such as -xq) or already argv[optind - 1].
@@ -144,8 +147,8 @@ cli_option_fail(int c, char *const argv[], const struct option *longopts)
     const char *name = prev + 2;
     int len = (int)strcspn(name, "=");
     char which[256];
-    bool exact, takes_arg;
-    size_t n = long_matches(name, (size_t)len, longopts, which, sizeof which, &exact, &takes_arg);
+    bool takes_arg;
+    size_t n = long_matches(name, (size_t)len, longopts, which, sizeof which, &takes_arg);
     if (c == ':')
         cli_usage_fail("option '--%.*s' needs an argument", len, name);
     if (n > 1)
@@ -153,26 +156,6 @@ cli_option_fail(int c, char *const argv[], const struct option *longopts)
     if (n == 1 && name[len] == '=' && !takes_arg)
         cli_usage_fail("option '--%.*s' takes no argument", len, name);
     cli_usage_fail("unknown option '%s'", prev);
-}
-
-void
-cli_common_option(int c, char *const argv[], const struct option *longopts, void (*usage)(void))
-{
-    switch (c) {
-    case 'h':
-        usage();
-        exit(CLI_EXIT_OK);
-    case CLI_OPT_VERSION:
-        cli_print_version();
-        exit(CLI_EXIT_OK);
-    case CLI_OPT_MAX_BYTES:
-    case CLI_OPT_MAX_DEPTH:
-    case CLI_OPT_MAX_RATIO:
-        cli_limit_option(c, optarg);
-        return;
-    default:
-        cli_option_fail(c, argv, longopts);
-    }
 }
 
 void
@@ -331,8 +314,9 @@ parse_size(const char *arg, uint64_t *out)
     return true;
 }
 
-void
-cli_limit_option(int code, const char *arg)
+/* Take one of the limit options (exits 2 on a bad value). */
+static void
+limit_option(int code, const char *arg)
 {
     uint64_t v;
     switch (code) {
@@ -354,6 +338,26 @@ cli_limit_option(int code, const char *arg)
         break;
     default:
         break;
+    }
+}
+
+void
+cli_common_option(int c, char *const argv[], const struct option *longopts, void (*usage)(void))
+{
+    switch (c) {
+    case 'h':
+        usage();
+        exit(CLI_EXIT_OK);
+    case CLI_OPT_VERSION:
+        cli_print_version();
+        exit(CLI_EXIT_OK);
+    case CLI_OPT_MAX_BYTES:
+    case CLI_OPT_MAX_DEPTH:
+    case CLI_OPT_MAX_RATIO:
+        limit_option(c, optarg);
+        return;
+    default:
+        option_fail(c, argv, longopts);
     }
 }
 

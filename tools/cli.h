@@ -13,9 +13,10 @@
 /* Exit codes of every tool. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };
 
-/* Set the tool name used as the message prefix (e.g. "pyprof-stats"), and
+/* Set the tool name used as the message prefix (e.g. "pyprof-stats"),
  * have SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of
- * unfinished outputs before they end the program. */
+ * unfinished outputs before they end the program, and keep getopt's own
+ * messages off (cli_common_option gives the family's). */
 void cli_init(const char *tool);
 const char *cli_tool(void);
 
@@ -27,20 +28,6 @@ void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "TOOL: reason" and "Try 'TOOL --help'." on stderr, then exit(2). */
 void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-/*
- * The family's message for an option getopt_long() refused (it returned
- * c, ':' or '?'; the tool set opterr = 0 and began its option string with
- * ':'), then exit(2): "TOOL: unknown option '--bogus'", "TOOL: option '-o'
- * needs an argument", "TOOL: option '--max' is ambiguous (--max-bytes,
- * --max-depth, --max-ratio)", and the --help hint.  `longopts` is the
- * table given to getopt_long.  getopt's own messages name the program by
- * argv[0] (in a build tree, libtool's path to it) and would come before a
- * second line of ours.
- */
-struct option;
-void cli_option_fail(int c, char *const argv[], const struct option *longopts)
-    __attribute__((noreturn));
 
 /* Print --version text to stdout: tool, package and library versions, features. */
 void cli_print_version(void);
@@ -88,15 +75,17 @@ enum { CLI_OPT_MAX_BYTES = 0x4C00, CLI_OPT_MAX_DEPTH, CLI_OPT_MAX_RATIO, CLI_OPT
         "version", no_argument, NULL, CLI_OPT_VERSION                                              \
     }
 
-/* Take one of the limit options (exits 2 on a bad value). */
-void cli_limit_option(int code, const char *arg);
-
 /*
- * The default case of every tool's getopt_long switch: what the family's
- * tools all do with -h/--help (print `usage` to stdout, exit 0), --version
- * (cli_print_version, exit 0) and the limits (cli_limit_option), and
- * anything else getopt_long returned is refused (cli_option_fail).
+ * The default case of every tool's getopt_long switch (whose option string
+ * begins with ':'): what the family's tools all do with -h/--help (print
+ * `usage` to stdout, exit 0), --version (exit 0) and the limits (a bad
+ * value exits 2); anything else getopt_long returned is refused in one
+ * line, then exit 2: "TOOL: unknown option '--bogus'", "TOOL: option '-o'
+ * needs an argument", "TOOL: option '--max' is ambiguous (--max-bytes,
+ * --max-depth, --max-ratio)", with the --help hint.  `longopts` is the
+ * table given to getopt_long.
  */
+struct option;
 void cli_common_option(int c, char *const argv[], const struct option *longopts,
                        void (*usage)(void));
 

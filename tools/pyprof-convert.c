@@ -59,7 +59,6 @@ main(int argc, char **argv)
     int c;
 
     cli_init("pyprof-convert");
-    opterr = 0; /* cli_option_fail says what was wrong, in one line */
     while ((c = getopt_long(argc, argv, ":o:t:f:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':

@@ -120,7 +120,6 @@ main(int argc, char **argv)
     int c;
 
     cli_init("pyprof-diff");
-    opterr = 0; /* cli_option_fail says what was wrong, in one line */
     while ((c = getopt_long(argc, argv, ":o:T:f:n:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':

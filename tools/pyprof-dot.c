@@ -163,7 +163,6 @@ main(int argc, char **argv)
         cli_errorf("out of memory");
         return CLI_EXIT_DATA;
     }
-    opterr = 0; /* cli_option_fail says what was wrong, in one line */
     while ((c = getopt_long(argc, argv, ":o:T:K:f:n:e:c:swz:l:p:h", long_options, NULL)) != -1) {
         switch (c) {
         case 'o':

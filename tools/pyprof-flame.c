@@ -167,7 +167,6 @@ main(int argc, char **argv)
     const char *format = NULL, *output = "-", *type = NULL;
     bool diff = false, normalize = false, countname_set = false;
     int c;
-    opterr = 0; /* our own one-line messages */
     while ((c = getopt_long(argc, argv, ":f:o:T:h", long_opts, NULL)) != -1) {
         switch (c) {
         case OPT_TITLE:

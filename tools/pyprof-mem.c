@@ -544,7 +544,6 @@ main(int argc, char **argv)
     }
     argc = na;
     argv = args;
-    opterr = 0; /* cli_option_fail says what was wrong, in one line */
     while ((c = getopt_long(argc, argv, ":o:T:t:w:sfnh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':

@@ -110,7 +110,6 @@ main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
 #endif
-    opterr = 0; /* cli_option_fail says what was wrong, in one line */
     while ((c = getopt_long(argc, argv, ":o:t:f:n:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':

@@ -305,7 +305,6 @@ main(int argc, char **argv)
     int export = EXPORT_NONE, opt;
 
     cli_init("pyprof-stats");
-    opterr = 0; /* our own message, without libtool's path in it */
     int cmd_at = first_command(argc, argv);
     while ((opt = getopt_long(cmd_at, argv, ":f:o:T:ih", longopts, NULL)) != -1) {
         switch (opt) {
