@@ -594,7 +594,7 @@ collapsed_read(pyprof_profile *p, pyprof_input *in, const pyprof_read_options *o
     if (!done && (rc = pyprof__collapsed_read_lines(&r, true)) < 0)
         goto out;
     if (((r.lazy && (rc = pyprof__collapsed_tails_finish(&r, elide)) < 0) ||
-         (rc = finish(&r)) < 0) &&
+         (rc = pyprof__collapsed_names_flush(&r)) < 0 || (rc = finish(&r)) < 0) &&
         rc != PYPROF_EIO) /* (reading a tail's text again failed: the input said where) */
         pyprof_input_error(r.in, err, rc, FORMAT, pyprof_input_offset(r.in), "%s",
                            pyprof_status_string(rc));

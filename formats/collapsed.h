@@ -157,6 +157,12 @@ typedef struct pyprof__collapsed_reader {
      * stored repaired: several texts may be one string) */
     pyprof_id *func_of_str;
     size_t fos_cap;
+    /* Function ids given so far.  While names_later (collapsed_names.c),
+     * a new plain frame text gets only an id and a copy of its text: the
+     * profile's functions end at the first id still to be made. */
+    size_t nfunc;
+    bool names_later;
+    struct pyprof__names_job *names_job; /* ids being made on a helper thread */
     /* function id -> its frame text, as stored (the profile's strings, or
      * `texts`: a frame split into fields keeps no string of its own) */
     struct func_text {
@@ -256,6 +262,25 @@ int pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0,
  * (collapsed_frame.c: a cache of frame texts in front of the string table). */
 int pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth,
                                  bool plain, uint64_t h);
+
+/* Make function `id`, whose id names_later gave, from its frame text
+ * text[0..len): the profile's next function must be it. */
+int pyprof__collapsed_func_make(pyprof__collapsed_reader *r, pyprof_id id, const char *text,
+                                size_t len);
+
+/* ---- function fields made later (collapsed_names.c) ---- */
+
+/* Make every function whose id was given and that is not made yet (after
+ * the helper making some, if one runs), and make functions at once from
+ * here on. */
+int pyprof__collapsed_names_flush(pyprof__collapsed_reader *r);
+/* Start making the functions given ids so far on a helper thread (or make
+ * them here if no thread starts); until pyprof__collapsed_names_join, the
+ * reader may give more ids and add nodes, but not touch the profile's
+ * strings or functions. */
+int pyprof__collapsed_names_start(pyprof__collapsed_reader *r);
+/* Wait for the helper, if one runs; its status. */
+int pyprof__collapsed_names_join(pyprof__collapsed_reader *r);
 
 /* Whether the n bytes at a and at b are the same: frame texts, a few dozen
  * bytes, compared sixteen at a time (the last sixteen overlapping) without

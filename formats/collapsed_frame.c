@@ -298,6 +298,60 @@ split_frame(reader *r, const char *s, size_t n, size_t depth, pyprof__frame_fiel
     return split;
 }
 
+/* The function of frame text s[0..n): split by the file's frame shape
+ * when it can be, its fields (or the whole text, as its name) interned.
+ * `sid`: the string the text was stored as (text that is not plain), or
+ * PYPROF_NONE; *split says whether the text was split. */
+static int
+func_of_text(reader *r, pyprof_id *out, const char *s, size_t n, size_t depth, pyprof_id sid,
+             bool *split)
+{
+    int rc;
+    pyprof__frame_fields ff;
+    uint32_t flags;
+    pyprof_id file = 0, name = sid;
+    int64_t line = 0;
+    *split = split_frame(r, s, n, depth, &ff, &flags);
+    if (*split) {
+        if ((rc = pyprof_profile_intern(r->p, &file, ff.file, ff.file_len)) < 0 ||
+            (rc = pyprof_profile_intern(r->p, &name, ff.name, ff.name_len)) < 0)
+            return rc;
+        line = ff.line;
+    } else if (sid == PYPROF_NONE && (rc = pyprof_profile_intern(r->p, &name, s, n)) < 0) {
+        return rc; /* (the whole text is the name) */
+    }
+    return pyprof_profile_func_intern(r->p, out, file, line, name, flags, NULL);
+}
+
+int
+pyprof__collapsed_func_make(reader *r, pyprof_id id, const char *text, size_t len)
+{
+    bool split;
+    pyprof_id got;
+    int rc = func_of_text(r, &got, text, len, 0, PYPROF_NONE, &split);
+    /* (distinct plain texts are distinct functions: a split is taken only
+     * when its fields give the text back, and a text left whole has no
+     * file, where a split one has) */
+    return rc < 0 ? rc : got == id ? 0 : PYPROF_EINVAL;
+}
+
+/* A new plain frame text f[0..n) (hash h) while function fields wait
+ * (r->names_later): the next function id, a copy of the text to make it
+ * from later, and a frame-cache entry. */
+static int
+name_later(reader *r, pyprof_id *out, const char *f, size_t n, uint64_t h)
+{
+    if (r->nfunc >= UINT32_MAX - 1)
+        return PYPROF_ELIMIT;
+    char *copy = pyprof__arena_alloc(&r->texts, n ? n : 1);
+    if (!copy)
+        return PYPROF_ENOMEM;
+    memcpy(copy, f, n);
+    *out = (pyprof_id)r->nfunc++;
+    int rc = note_text(r, *out, copy, n);
+    return rc < 0 ? rc : fcache_put(r, h, copy, n, *out);
+}
+
 /* The function for frame text f[0..n) at `depth` (0 = outermost); `plain`:
  * the text is known to be ASCII without NUL, and `h` is its hash.
  *
@@ -306,7 +360,10 @@ split_frame(reader *r, const char *s, size_t n, size_t depth, pyprof__frame_fiel
  * frame split into name and file keeps no string of the whole (a copy for
  * the cache, in r->texts, costs no lookup).  Other text is interned first,
  * repaired where it is not UTF-8 (so that two texts may be one string), and
- * that string is what is split and what maps to the function. */
+ * that string is what is split and what maps to the function.  While
+ * r->names_later, a new plain text only gets its id (see collapsed_names.c);
+ * other text first makes every function that waits, so that strings are
+ * interned in the order one pass interns them. */
 int
 pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n, size_t depth,
                              bool plain, uint64_t h)
@@ -314,6 +371,12 @@ pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n,
     if (plain && (*out = fcache_find(r, f, n, h)) != PYPROF_NONE)
         return 0;
     int rc;
+    if (r->names_later) {
+        if (plain && n <= UINT32_MAX) /* (longer texts are not cached: see fcache_put) */
+            return name_later(r, out, f, n, h);
+        if ((rc = pyprof__collapsed_names_flush(r)) < 0)
+            return rc;
+    }
     pyprof_id sid = PYPROF_NONE;
     const char *text = f;
     size_t len = n;
@@ -335,27 +398,16 @@ pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n,
         text = pyprof_profile_string(r->p, sid);
         len = pyprof_profile_string_len(r->p, sid);
     }
-    pyprof__frame_fields ff;
-    uint32_t flags;
-    bool split = split_frame(r, text, len, depth, &ff, &flags);
-    pyprof_id file = 0, name = sid;
-    int64_t line = 0;
-    if (split) {
-        if ((rc = pyprof_profile_intern(r->p, &file, ff.file, ff.file_len)) < 0 ||
-            (rc = pyprof_profile_intern(r->p, &name, ff.name, ff.name_len)) < 0)
-            return rc;
-        line = ff.line;
-    } else if (plain && (rc = pyprof_profile_intern(r->p, &name, f, n)) < 0) {
-        return rc; /* (the whole text is the name) */
-    }
-    if ((rc = pyprof_profile_func_intern(r->p, out, file, line, name, flags, NULL)) < 0)
+    bool split;
+    if ((rc = func_of_text(r, out, text, len, depth, sid, &split)) < 0)
         return rc;
+    r->nfunc = pyprof_profile_func_count(r->p);
     if (sid != PYPROF_NONE)
         r->func_of_str[sid] = *out;
     /* a stable copy of the text: a string of the profile's, or in r->texts */
     const char *stable = text;
     if (!split) {
-        stable = pyprof_profile_string(r->p, name);
+        stable = pyprof_profile_string(r->p, pyprof_profile_func(r->p, *out)->name);
     } else if (plain) {
         char *copy = pyprof__arena_alloc(&r->texts, n ? n : 1);
         if (!copy)

@@ -143,7 +143,7 @@ pyprof__collapsed_merge(reader *a, reader *b)
     int rc = 0;
     struct findable_set later = {NULL, 0};
     const pyprof_profile *pb = b->p;
-    size_t nf = pyprof_profile_func_count(pb), nn;
+    size_t nf = b->nfunc, nn;
     const pyprof_stack_node *bn = pyprof_profile_stack_nodes(pb, &nn);
     pyprof_id *fmap = pyprof__malloc((nf ? nf : 1) * sizeof(*fmap));
     pyprof_id *nmap = pyprof__malloc((nn ? nn : 1) * sizeof(*nmap));
@@ -154,7 +154,9 @@ pyprof__collapsed_merge(reader *a, reader *b)
     }
     /* Functions in b's order of first appearance, through a's frame_func:
      * new ones get the ids (and strings, and frame shape) that one pass
-     * would have given them.  b's frames were all plain ASCII. */
+     * would have given them.  b's frames were all plain ASCII.  b's
+     * functions were given ids only (collapsed_names.c): its texts are
+     * what is merged. */
     for (size_t f = 0; f < nf; f++) {
         if (f >= b->ftext_cap || !b->ftext[f].text) {
             rc = PYPROF_EINVAL; /* every function of b came from a frame */
@@ -166,6 +168,10 @@ pyprof__collapsed_merge(reader *a, reader *b)
                                                pyprof__frame_hash(t, n))) < 0)
             goto out;
     }
+    /* a's functions are made on a helper while the nodes and tails are
+     * merged (collapsed_names.c) */
+    if (a->names_later && (rc = pyprof__collapsed_names_start(a)) < 0)
+        goto out;
     /* Nodes in b's id order (= order of first appearance): found in a's
      * tree, or appended in the order one pass would have appended them.
      * Only a node whose parent is one of a's can already be in a's tree;
@@ -217,10 +223,11 @@ pyprof__collapsed_merge(reader *a, reader *b)
     a->two_counts |= b->two_counts;
     a->root_self += b->root_self;
     a->weight_sum += b->weight_sum;
-out:
+out:;
+    int jrc = pyprof__collapsed_names_join(a);
     pyprof__free(fmap);
     pyprof__free(nmap);
     pyprof__free(path);
     pyprof__free(later.bits);
-    return rc;
+    return rc < 0 ? rc : jrc;
 }

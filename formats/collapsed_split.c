@@ -68,7 +68,8 @@ read_halves(reader *a, uint64_t mid, bool *done)
                 .dialect = a->dialect,
                 .lazy = a->lazy,
                 .text_tails = a->text_tails,
-                .elide = a->elide};
+                .elide = a->elide,
+                .names_later = true};
     pthread_t th;
     void *failed = NULL;
     pyprof__collapsed_gauge gauge = {0}; /* (see light_limit in collapsed_stack.c) */
@@ -85,6 +86,7 @@ read_halves(reader *a, uint64_t mid, bool *done)
         goto one_pass;
     }
     a->gauge = &gauge;
+    a->names_later = true; /* (collapsed_names.c) */
     *done = true;
     rc = pyprof__collapsed_read_lines(a, true);
     pthread_join(th, &failed);

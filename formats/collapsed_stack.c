@@ -858,6 +858,7 @@ pyprof__collapsed_reader_free(reader *r)
 {
     atomic_fetch_add_explicit(&light_stops, r->light_stops, memory_order_relaxed);
     r->light_stops = 0;
+    pyprof__collapsed_names_join(r); /* (a read that failed may leave one running) */
     pyprof__collapsed_reader_drop_lookups(r);
     pyprof__tails_free(r);
     pyprof__free(r->ftext);

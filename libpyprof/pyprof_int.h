@@ -183,7 +183,8 @@ void pyprof__idtab_free(pyprof__idtab *t);
  * index is not updated now: the next pyprof_profile_stack_child catches up.
  * A reader that finds existing children by other means (collapsed_stack.c
  * keeps its own table of nodes by path) thus never pays for an index of
- * millions of nodes. */
+ * millions of nodes.  `func` is not checked: a reader may name a function
+ * it makes before the read returns (collapsed_names.c). */
 int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
                                  pyprof_id func);
 /* Record `weight` of stacks left out below `node` (see pyprof_stack_elided). */

@@ -189,6 +189,21 @@ test_boundaries(void)
     random_stacks(&b, 500, 0);
     random_stacks(&b, 500, 1);
     check_buf("shape first seen in the second half", &b, 1);
+
+    /* Text that is not plain in the first half: the functions its reader
+     * had given ids only (collapsed_names.c) are made when it is met, in
+     * the order one pass makes them, and those after it at once; the
+     * second half's are merged as ever */
+    random_stacks(&b, 300, 1);
+    tap_buf_puts(&b, "main (pkg/m0.py:1);caf\xC3\xA9 (pkg/\xC3\xA9.py:3);x\xFF (pkg/m1.py:2) 2\n");
+    for (int i = 0; i < 300; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "main (pkg/m0.py:1);late%d (pkg/late%d.py:%d) 1\n", i, i % 7,
+                 i + 1);
+        tap_buf_puts(&b, line);
+    }
+    random_stacks(&b, 1200, 1);
+    check_buf("non-ASCII frames in the first half only", &b, 1);
 }
 
 static void

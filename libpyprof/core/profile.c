@@ -622,6 +622,8 @@ node_tab_sync(pyprof_profile *p)
 int
 pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func)
 {
+    if (func >= p->nfuncs)
+        return PYPROF_EINVAL;
     if (node_tab_sync(p) < 0)
         return PYPROF_ENOMEM;
     pyprof_id k[2] = {parent, func};
@@ -640,7 +642,7 @@ pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, 
 int
 pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func)
 {
-    if ((parent != PYPROF_NONE && parent >= p->nnodes) || func >= p->nfuncs)
+    if (parent != PYPROF_NONE && parent >= p->nnodes)
         return PYPROF_EINVAL;
     if (p->nnodes >= UINT32_MAX - 1)
         return PYPROF_ELIMIT;
