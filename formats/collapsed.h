@@ -425,6 +425,9 @@ int pyprof__tails_reserve(pyprof__collapsed_reader *r, size_t n);
  * oldest, of weight w in all, in front of the list of `node`. */
 int pyprof__tails_splice(pyprof__collapsed_reader *r, pyprof_id node, uint32_t newest,
                          uint32_t oldest, double w);
+/* Rewrite every function id the tails of r hold (map[id], id < nmap):
+ * the lists are written whole in their chunks, and read in order. */
+int pyprof__tails_map_funcs(pyprof__collapsed_reader *r, const pyprof_id *map, size_t nmap);
 /* Take over the chunks of b (after a merge that moved b's tails to a). */
 void pyprof__tails_adopt(pyprof__collapsed_reader *a, pyprof__collapsed_reader *b);
 void pyprof__tails_free(pyprof__collapsed_reader *r);

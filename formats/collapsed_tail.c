@@ -160,6 +160,18 @@ pyprof__tails_splice(reader *r, pyprof_id node, uint32_t newest, uint32_t oldest
     return 0;
 }
 
+int
+pyprof__tails_map_funcs(reader *r, const pyprof_id *map, size_t nmap)
+{
+    for (struct tail_chunk *c = r->chunks; c; c = c->next)
+        for (size_t i = 0; i < c->used; i++) {
+            if (c->funcs[i] >= nmap)
+                return PYPROF_EINVAL;
+            c->funcs[i] = map[c->funcs[i]];
+        }
+    return 0;
+}
+
 void
 pyprof__tails_adopt(reader *a, reader *b)
 {
