@@ -39,8 +39,9 @@ typedef struct pyprof_read_options {
     unsigned threads;
     /** Since version 3: 0 = read every frame (the default).  A fraction in
      *  (0, 1): a reader may cut short the stacks below a frame whose weight
-     *  (its own and all below it) is less than half this fraction of the
-     *  summed weight of the stacks it could cut, keeping them down to that
+     *  (its own and all below it) is less than this fraction (less a
+     *  thousandth of it, for rounding) of the summed weight of the stacks
+     *  it could cut, keeping them down to that
      *  frame (see pyprof_stack_elided).  Drawing a flame graph needs only
      *  what is wide enough to see: pyprof_flame_elide_fraction gives the
      *  fraction for a graph's options.  Only the collapsed reader cuts,
