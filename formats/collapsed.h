@@ -190,6 +190,19 @@ typedef struct pyprof__collapsed_reader {
     pyprof__arena jarena;
     uint64_t jumps; /* jumps taken (a test hook counts them) */
 
+    /* lines (collapsed_line.c): stack texts walked before, by a key of
+     * their bytes, with what their walk did; `lines_off` once a file shows
+     * that its lines do not repeat */
+    struct line_slot *ltab;
+    size_t lmask, lused, lbytes;
+    uint64_t lines_looked, lines_again;
+    bool lines_off;
+    pyprof__arena larena;
+    /* what the last walk did: added its weight at walk_leaf, or made tail
+     * walk_tail (index + 1) */
+    pyprof_id walk_leaf;
+    uint32_t walk_tail;
+
     /* every node by the hash of its path (see collapsed_stack.c): slots
      * are (low 32 bits of the hash) << 32 | (node + 1), 0 = empty */
     uint64_t *path_tab;
@@ -390,6 +403,23 @@ size_t pyprof__collapsed_jump_bytes(size_t bytes);
 size_t pyprof__jump_window(void);
 /* Test hook: jumps taken so far, all readers together. */
 uint64_t pyprof__collapsed_jumps(void);
+
+/* ---- lines walked before (collapsed_line.c) ---- */
+
+/* Whether stack text s[0..len) (len > 0) was walked before and its text
+ * kept: then *tail (index + 1) is the tail its walk made, or 0 and *node
+ * where its weight went.  *key gets the text's key (for
+ * pyprof__line_note) in any case. */
+bool pyprof__line_find(pyprof__collapsed_reader *r, const char *s, size_t len, uint64_t *key,
+                       uint32_t *tail, pyprof_id *node);
+/* Note that the walk of s[0..len) (`key` from pyprof__line_find) made
+ * tail `tail` (index + 1), or else added its weight at `node`. */
+int pyprof__line_note(pyprof__collapsed_reader *r, uint64_t key, const char *s, size_t len,
+                      uint32_t tail, pyprof_id node);
+void pyprof__lines_free(pyprof__collapsed_reader *r);
+/* Test hook: lines added as an earlier line of the same text was, all
+ * readers together. */
+uint64_t pyprof__collapsed_lines_again(void);
 
 /* ---- tails (collapsed_tail.c) ---- */
 

@@ -456,7 +456,11 @@ defer_rest(reader *r, const char *s, size_t len, const struct ahead *fw, size_t 
     if (rest < len && want && (rc = rest_funcs(r, s, rest, len, depth + m, want, &more, &rest)) < 0)
         return rc;
     uint64_t at = rest < len ? pyprof__input_offset_of(r->in, s + rest) : 0;
-    return pyprof__tail_new(r, parent, r->ffunc + depth, m + more, at, len - rest, w, ph, true);
+    if ((rc = pyprof__tail_new(r, parent, r->ffunc + depth, m + more, at, len - rest, w, ph,
+                               true)) < 0)
+        return rc;
+    r->walk_tail = (uint32_t)r->ntails; /* (collapsed_line.c) */
+    return 0;
 }
 
 /*
@@ -472,6 +476,8 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
 {
     int rc;
     bool fresh = false; /* parent was just added: nothing under it to find */
+    r->walk_leaf = PYPROF_NONE;
+    r->walk_tail = 0;
     struct ahead fw[WALK_AHEAD];
     /* the window of text the walk is in (collapsed_jump.c): s[ws..we) (we
      * 0: none), entered at node wnode at depth wdepth; wplain: its frames
@@ -578,6 +584,7 @@ walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_
         }
     }
     add_self(r, parent, w0, w1);
+    r->walk_leaf = parent;
     return 0;
 }
 
@@ -728,6 +735,50 @@ lazy_walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, ui
     return walk(r, s, pos, len, parent, ph, depth, defer, w0, w1, cache);
 }
 
+/*
+ * A lazy read's stack whose text an earlier stack had (collapsed_line.c):
+ * what its walk would do, done at once, if that is still what the earlier
+ * walk did; false if it is not (nothing is done then).
+ *
+ * The nodes above where the earlier walk stopped all had children, so
+ * they never get tails (a node has one or the other), and the tree only
+ * grows: a walk of the same frames goes down the same nodes and reaches
+ * that node again, without pushing anything on the way.  If it added its
+ * weight there, so does this one.  If it left the rest of its frames as a
+ * tail, that tail may have moved down since (pushed, where it is still a
+ * record of the frames below its node): while the node it hangs from
+ * keeps stacks of this weight below it, the walk would hang the same
+ * frames there, so the tail takes this weight too.  One tail of twice the
+ * weight stands for two identical ones: their frames would make the same
+ * nodes, in the same order.  A node that no longer keeps them, or a tail
+ * put in the tree, takes a walk.
+ */
+static bool
+walk_again(reader *r, uint32_t tail, pyprof_id node, double w0, double w1)
+{
+    bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
+    double before = r->defer_sum;
+    if (tail) {
+        struct tail *t = &r->tails[tail - 1];
+        if (!defer || t->node == PYPROF_NONE)
+            return false;
+        r->defer_sum += w0;
+        r->light_limit = light_limit(r);
+        if (!stays_light(r, t->node, w0)) {
+            r->defer_sum = before; /* (the walk adds it) */
+            return false;
+        }
+        t->w += w0;
+        r->tail_w[t->node] += w0;
+        return true;
+    }
+    if (defer)
+        r->defer_sum += w0;
+    r->light_limit = light_limit(r);
+    add_self(r, node, w0, w1);
+    return true;
+}
+
 /* Add one stack s[0..len) with weights w0 (metric 0) and w1 (metric 1). */
 int
 pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, double w1)
@@ -741,8 +792,20 @@ pyprof__collapsed_add_stack(reader *r, const char *s, size_t len, double w0, dou
         r->root_self += w1;
         return 0;
     }
-    if (r->lazy && pyprof__jump_window()) /* (jumps take the place of the previous stack) */
-        return lazy_walk(r, s, 0, len, PYPROF_NONE, PYPROF__PATH_ROOT_HASH, 0, w0, w1, false);
+    if (r->lazy && pyprof__jump_window()) { /* (jumps take the place of the previous stack) */
+        uint64_t key;
+        uint32_t tail;
+        pyprof_id node;
+        if (pyprof__line_find(r, s, len, &key, &tail, &node) && walk_again(r, tail, node, w0, w1)) {
+            r->lines_again++;
+            return 0;
+        }
+        rc = lazy_walk(r, s, 0, len, PYPROF_NONE, PYPROF__PATH_ROOT_HASH, 0, w0, w1, false);
+        if (rc < 0)
+            return rc;
+        return pyprof__line_note(r, key, s, len, r->walk_leaf == PYPROF_NONE ? r->walk_tail : 0,
+                                 r->walk_leaf);
+    }
     /* frames shared with the previous stack: those that end inside the
      * common prefix, or exactly at its end when this stack ends there too */
     size_t c = common_prefix(r->prev, r->prev_len, s, len);
@@ -834,6 +897,7 @@ void
 pyprof__collapsed_reader_drop_lookups(reader *r)
 {
     pyprof__jumps_free(r);
+    pyprof__lines_free(r);
     pyprof__free(r->prev);
     pyprof__free(r->fend);
     pyprof__free(r->fnode);

@@ -525,6 +525,57 @@ test_random(void)
     free(b.s);
 }
 
+/* Lines that repeat (collapsed_line.c): a repeat adds its weight where
+ * the first walk of its text did, to the node or to the tail, which may
+ * have moved down or been put in the tree since.  `distinct` stacks, each
+ * line one of them with a count; and first `first` lines that never come
+ * again, so many that the reader gives up looking lines up. */
+static void
+check_repeats(const char *name, int distinct, int lines, int first, bool light)
+{
+    tap_buf pool = {0}, b = {0};
+    random_file(&pool, distinct, 10, false);
+    size_t *at = malloc((size_t)(distinct + 1) * sizeof(*at));
+    int n = 0;
+    for (size_t i = 0; i < pool.len && n <= distinct; i++)
+        if (i == 0 || pool.s[i - 1] == '\n')
+            at[n++] = i;
+    for (int i = 0; i < first; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "main;once%d;x 1\n", i);
+        tap_buf_puts(&b, line);
+    }
+    for (int i = 0; i < lines && n > 0; i++) {
+        size_t k = rnd((uint32_t)n), from = at[k];
+        const char *end = memchr(pool.s + from, ' ', pool.len - from); /* (the count's space) */
+        const char *nl = memchr(pool.s + from, '\n', pool.len - from);
+        while (end && nl && memchr(end + 1, ' ', (size_t)(nl - end - 1)))
+            end = memchr(end + 1, ' ', (size_t)(nl - end - 1));
+        if (!end || !nl)
+            continue;
+        char cnt[32];
+        snprintf(cnt, sizeof cnt, " %u\n", rnd(8) ? 1 : 1 + rnd(40));
+        tap_buf_put(&b, pool.s + from, (size_t)(end - (pool.s + from)));
+        tap_buf_puts(&b, cnt);
+    }
+    uint64_t again = pyprof__collapsed_lines_again();
+    check_file(name, &b, true, light, true);
+    TAP_OK(first ? true : pyprof__collapsed_lines_again() > again,
+           "%s: repeated lines were added where their text went before (%llu)", name,
+           (unsigned long long)(pyprof__collapsed_lines_again() - again));
+    free(at);
+    free(pool.s);
+    free(b.s);
+}
+
+static void
+test_repeats(void)
+{
+    check_repeats("repeated stacks", 300, 6000, 0, true);
+    check_repeats("repeated stacks, few", 20, 3000, 0, true);
+    check_repeats("repeated stacks after 10,000 distinct ones", 300, 6000, 10000, true);
+}
+
 /* Text that is not plain ASCII deep in the stacks (UTF-8, and a byte that
  * must be repaired): a read looks at the text of the frames it looks up,
  * and the rest waits in tails, to be looked at when it is read again.  So
@@ -711,6 +762,7 @@ main(void)
         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
     test_deep_tail(3000, pad, 1, false, "a stack 3,000 frames of 200 bytes deep");
     test_deep_tail(3000, pad, 2, false, "a stack 3,000 frames of 200 bytes deep, twice");
+    test_repeats(); /* (last: the random files before it stay as they were) */
     unlink(TMP);
     return tap_done();
 }

@@ -9,6 +9,7 @@ libpyprof_libpyprof_la_SOURCES += \
 	formats/collapsed_jump.c \
 	formats/collapsed_frame.c \
 	formats/collapsed_names.c \
+	formats/collapsed_line.c \
 	libpyprof/render/flame_int.h \
 	libpyprof/render/flame_layout.c \
 	libpyprof/render/flame_graph.c \
