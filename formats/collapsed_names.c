@@ -12,16 +12,17 @@
  * is drawn.
  *
  * So the readers of a split read give a new plain text the next id and
- * keep a copy of the text (names_later, collapsed_frame.c).  The first
- * half's functions are made while the merge adds the second half's nodes
- * and tails (which touch no string or function), on the thread that read
- * the second half and would otherwise wait; the few the merge and the end
- * of the read give after that are made at the end.  They are made in id
- * order, which is the order of first appearance: the same ids, strings
- * and frame shape as one pass gives.  Text that is not plain is interned
- * as it is met (its repair may make two texts one string), so it first
- * makes every function that waits, and the reader makes its functions at
- * once from then on.
+ * keep a copy of the text (names_later, collapsed_frame.c).  Once the
+ * merge has given ids to the second half's new texts, all the functions
+ * given ids so far are made on a helper thread, on the core whose reader
+ * has finished, while the merge adds the second half's nodes and tails
+ * (which touch no string or function); the few that the merge's walks
+ * and the end of the read give after that are made at the end.  They are
+ * made in id order, which is the order of first appearance: the same ids,
+ * strings and frame shape as one pass gives.  Text that is not plain is
+ * interned as it is met (its repair may make two texts one string), so it
+ * first makes every function that waits, and the reader makes its
+ * functions at once from then on.
  */
 #include "config.h"
 
