@@ -722,16 +722,25 @@ pyprof__collapsed_light_limit_final(reader *r)
     r->light_limit = limit_for(r, r->defer_sum); /* (nothing left to scale up for) */
 }
 
-/* The lazy read's walk of a stack from `pos` (see walk); only stacks with
- * one weight (in every metric) are deferred. */
-static int
-lazy_walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_t ph,
-          size_t depth, double w0, double w1, bool cache)
+/* A lazy read's stack of weights w0, w1 counted into the weight deferred
+ * and the light limit, as its walk needs them; whether it may be deferred
+ * (only stacks with one weight in every metric are). */
+static bool
+lazy_note(reader *r, double w0, double w1)
 {
     bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
     if (defer)
         r->defer_sum += w0;
     r->light_limit = light_limit(r);
+    return defer;
+}
+
+/* The lazy read's walk of a stack from `pos` (see walk). */
+static int
+lazy_walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, uint64_t ph,
+          size_t depth, double w0, double w1, bool cache)
+{
+    bool defer = lazy_note(r, w0, w1);
     return walk(r, s, pos, len, parent, ph, depth, defer, w0, w1, cache);
 }
 
@@ -756,26 +765,19 @@ lazy_walk(reader *r, const char *s, size_t pos, size_t len, pyprof_id parent, ui
 static bool
 walk_again(reader *r, uint32_t tail, pyprof_id node, double w0, double w1)
 {
-    bool defer = w0 == w1 && w0 > 0 && w0 < INFINITY;
     double before = r->defer_sum;
-    if (tail) {
-        struct tail *t = &r->tails[tail - 1];
-        if (!defer || t->node == PYPROF_NONE)
-            return false;
-        r->defer_sum += w0;
-        r->light_limit = light_limit(r);
-        if (!stays_light(r, t->node, w0)) {
-            r->defer_sum = before; /* (the walk adds it) */
-            return false;
-        }
-        t->w += w0;
-        r->tail_w[t->node] += w0;
+    bool defer = lazy_note(r, w0, w1);
+    if (!tail) {
+        add_self(r, node, w0, w1);
         return true;
     }
-    if (defer)
-        r->defer_sum += w0;
-    r->light_limit = light_limit(r);
-    add_self(r, node, w0, w1);
+    struct tail *t = &r->tails[tail - 1];
+    if (!defer || t->node == PYPROF_NONE || !stays_light(r, t->node, w0)) {
+        r->defer_sum = before; /* (the walk notes it) */
+        return false;
+    }
+    t->w += w0;
+    r->tail_w[t->node] += w0;
     return true;
 }
 
