@@ -9,6 +9,7 @@
 #include "config.h"
 
 #if defined(HAVE_PTHREAD)
+#include <limits.h>
 #include <pthread.h>
 #endif
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <pyprof/pyprof.h>
 
 #include "flame_int.h"
+#include "pyprof_int.h"
 #include "scene.h"
 #include "tap.h"
 
@@ -561,8 +563,8 @@ test_threads(void)
 }
 #endif
 
-/* A graph of 2,048 frames or more is written on two threads (the second
- * half of its frames made apart, then put in place): the same bytes as the
+/* A graph of 2,048 frames or more is written on two threads (chunks of its
+ * frames made apart, then put in place in order): the same bytes as the
  * scene of the whole graph written in one go. */
 static void
 test_svg_halves(void)
@@ -592,6 +594,47 @@ test_svg_halves(void)
     free(t);
 }
 
+/* Out of memory at any allocation while a big graph is written on two
+ * threads (a chunk's piece, its growth, the output's): an error, or else
+ * the bytes of the whole scene; never a short or garbled document. */
+static void
+test_svg_chunks_oom(void)
+{
+    char *t = wide_text("f", 1500);
+    pyprof_flame *f = layout(t, NULL);
+    char *want = f ? svg_of(f) : NULL;
+    pyprof__alloc_fail_after(LONG_MAX); /* counts, fails none */
+    free(f ? svg_of(f) : NULL);
+    long allocs = pyprof__alloc_fail_after(-1);
+    int failed = 0, right = 0, wrong = 0;
+    for (long k = 0; want && k < allocs + 2; k++) {
+        pyprof_output *o;
+        if (pyprof_output_open_memory(&o, NULL) < 0)
+            break;
+        pyprof_error err = PYPROF_ERROR_INIT;
+        pyprof__alloc_fail_after(k);
+        int rc = pyprof_flame_write_svg(f, o, &err);
+        pyprof__alloc_fail_after(-1);
+        size_t n;
+        const unsigned char *d = pyprof_output_data(o, &n);
+        if (rc < 0)
+            failed += err.message[0] != '\0';
+        else if (n == strlen(want) && memcmp(d, want, n) == 0)
+            right++;
+        else
+            wrong++;
+        pyprof_output_abort(o);
+    }
+    TAP_OK(want && allocs > 5 && wrong == 0 && failed > 0 && right > 0 &&
+               failed + right == allocs + 2,
+           "a failed allocation at each of %ld: %d errors with a message, %d whole documents, %d "
+           "wrong",
+           allocs, failed, right, wrong);
+    pyprof_flame_free(f);
+    free(want);
+    free(t);
+}
+
 int
 main(void)
 {
@@ -604,6 +647,7 @@ main(void)
     test_png();
     test_scene();
     test_svg_halves();
+    test_svg_chunks_oom();
 #if defined(HAVE_PTHREAD)
     test_threads();
 #endif

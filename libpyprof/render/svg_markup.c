@@ -8,6 +8,9 @@
 #include "config.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "svg_markup.h"
 
@@ -104,28 +107,35 @@ pyprof__fmt_fixed2(char *out, size_t size, double v)
 size_t
 pyprof__fmt_coord(char *out, double v)
 {
-    if (v > -0.005 && v < 0.005)
-        v = 0;                /* no "-0" */
-    double t = fabs(v) * 100; /* as in pyprof__fmt_fixed2 */
+    if (v > -0.005 && v < 0.005) {
+        out[0] = '0'; /* no "-0" */
+        return 1;
+    }
+    /* as pyprof__fmt_fixed2; t >= 0.5 here, and below 1e9 the conversion
+     * truncates, which is floor */
+    double t = fabs(v) * 100;
     if (!(t < 1e9))
         return 0;
-    double fl = floor(t), frac = t - fl;
+    uint64_t whole = (uint64_t)t;
+    double frac = t - (double)whole;
     if (!(fabs(frac - 0.5) > 1e-6))
         return 0;
-    uint64_t n = (uint64_t)fl + (frac > 0.5);
-    char tmp[32], *end = tmp + sizeof tmp, *s = end;
-    unsigned cents = (unsigned)(n % 100);
+    uint32_t n = (uint32_t)(whole + (frac > 0.5)), ip = n / 100, cents = n % 100;
+    /* written forwards: the integer part has at most 7 digits */
+    size_t len = v < 0, nd = 1;
+    for (uint32_t p = 10; nd < 7 && ip >= p; p *= 10)
+        nd++;
+    if (len)
+        out[0] = '-';
+    for (size_t i = len + nd; i-- > len; ip /= 10)
+        out[i] = (char)('0' + ip % 10);
+    len += nd;
     if (cents) { /* the decimals that are not trailing zeros */
+        out[len++] = '.';
+        out[len++] = (char)('0' + cents / 10);
         if (cents % 10)
-            *--s = (char)('0' + cents % 10);
-        *--s = (char)('0' + cents / 10);
-        *--s = '.';
+            out[len++] = (char)('0' + cents % 10);
     }
-    s = digits(s, n / 100);
-    if (v < 0) /* v != 0 here, and n >= 1 */
-        *--s = '-';
-    size_t len = (size_t)(end - s);
-    memcpy(out, s, len);
     return len;
 }
 
@@ -168,19 +178,44 @@ entity(unsigned char c)
     }
 }
 
+/* The length of the run of s[0..n) that text content keeps as it is. */
+static size_t
+text_run(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* sixteen bytes at a time: a tooltip is a few dozen bytes with nothing
+     * to escape, and the byte loop below was a tenth of writing a frame */
+    const __m128i amp = _mm_set1_epi8('&'), lt = _mm_set1_epi8('<'), gt = _mm_set1_epi8('>'),
+                  quot = _mm_set1_epi8('"'), cr = _mm_set1_epi8('\r');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, lt)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, gt), _mm_cmpeq_epi8(v, quot)));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(hit, _mm_cmpeq_epi8(v, cr)));
+        if (m)
+            return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    while (i < n && !(special[s[i]] & 1))
+        i++;
+    return i;
+}
+
 void
 pyprof__svgbuf_text(pyprof__svgbuf *b, const char *s)
 {
-    const unsigned char *base = (const unsigned char *)s, *cur = base;
-    for (;; cur++) {
-        while (*cur && !(special[*cur] & 1))
-            cur++;
-        pyprof__svgbuf_put(b, (const char *)base, (size_t)(cur - base));
-        if (!*cur)
+    const unsigned char *cur = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (;;) {
+        size_t run = text_run(cur, n);
+        pyprof__svgbuf_put(b, (const char *)cur, run);
+        if (run == n)
             return;
-        const char *e = entity(*cur);
+        const char *e = entity(cur[run]);
         pyprof__svgbuf_put(b, e, strlen(e));
-        base = cur + 1;
+        cur += run + 1;
+        n -= run + 1;
     }
 }
 
