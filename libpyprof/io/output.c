@@ -132,6 +132,15 @@ sticky(pyprof_output *o, int code, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A file of our own gets no stdio buffer: its writes come from o->buf in
+ * pieces of up to OUT_BUF_SIZE, and a 4 KiB stdio buffer only split each of
+ * those in two system calls (the rest of the buffer, then the remainder). */
+static void
+unbuffered(FILE *f)
+{
+    setvbuf(f, NULL, _IONBF, 0);
+}
+
 int
 pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err)
 {
@@ -150,6 +159,8 @@ pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err
                                     "is a directory; give a file name");
         }
         o->f = fopen(path, "wb");
+        if (o->f)
+            unbuffered(o->f);
         if (!o->f) {
             int e = errno;
             out_free(o);
@@ -192,6 +203,7 @@ pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err
         out_free(o);
         return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot open: %s", strerror(e));
     }
+    unbuffered(o->f);
     o->own_f = true;
     *out = o;
     return 0;

@@ -34,6 +34,7 @@ static const pyprof__lib_fn fns[] = {
     FN(write_attribute, xmlTextWriterWriteAttribute),
     FN(write_string, xmlTextWriterWriteString),
     FN(write_raw_len, xmlTextWriterWriteRawLen),
+    FN(flush, xmlTextWriterFlush),
     FN(write_comment, xmlTextWriterWriteComment),
     FN(write_cdata, xmlTextWriterWriteCDATA),
     {NULL, NULL},

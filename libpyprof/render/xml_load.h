@@ -23,6 +23,7 @@ typedef struct pyprof__xml {
     __typeof__(xmlTextWriterWriteAttribute) *write_attribute;
     __typeof__(xmlTextWriterWriteString) *write_string;
     __typeof__(xmlTextWriterWriteRawLen) *write_raw_len;
+    __typeof__(xmlTextWriterFlush) *flush;
     __typeof__(xmlTextWriterWriteComment) *write_comment;
     __typeof__(xmlTextWriterWriteCDATA) *write_cdata;
 } pyprof__xml;
