@@ -131,6 +131,36 @@ test_sorting(void)
     TAP_OK(f1 && f1->start == 3 && f1->end == 6, "second foo: 3..6");
     pyprof_flame_free(f);
 
+    /* siblings in the order their lines sort, however many (the layout
+     * sorts a few by insertion and more by merging runs of 8) */
+    for (int n = 1; n <= 100; n += n < 20 ? 1 : 27) {
+        unsigned seed = (unsigned)n;
+        int order[100];
+        for (int i = 0; i < n; i++)
+            order[i] = i;
+        for (int i = n - 1; i > 0; i--) { /* a shuffle of the input lines */
+            seed = seed * 1103515245u + 12345u;
+            int j = (int)((seed >> 8) % (unsigned)(i + 1)), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        char *text = malloc((size_t)n * 40 + 1), *q = text;
+        for (int i = 0; i < n; i++) /* each child: a line of its own, one below it */
+            q += sprintf(q, "a;c%03d 1\na;c%03d;x 1\n", order[i], order[i]);
+        f = layout(text, NULL);
+        int wrong = f ? 0 : 1;
+        for (int i = 0; i < n && f; i++) {
+            char name[8];
+            snprintf(name, sizeof name, "c%03d", i);
+            const pyprof_flame_frame *c = frame(f, name, 2, 0);
+            wrong += !c || c->start != 2.0 * i || c->end != 2.0 * i + 2 || frame(f, name, 2, 1);
+        }
+        if (!TAP_OK(wrong == 0, "%d siblings given in shuffled order: drawn in sorted order", n))
+            tap_diag("%d frames out of place", wrong);
+        pyprof_flame_free(f);
+        free(text);
+    }
+
     /* a zero-count line erases a same-named frame that closes as it opens */
     f = layout("a;m;E;x 1 5\na;f;E;y 3 0\na;f;G 2 2\n", NULL);
     TAP_OK(frame(f, "E", 3, 0) && frame(f, "E", 3, 0)->start == 2 && !frame(f, "E", 3, 1),
