@@ -82,6 +82,17 @@ tap_check "refuses to write over its input: exit 2" test $? -eq 2
 tap_check "missing input: exit 1" test $? -eq 1
 tap_check "missing input: one line naming the file" \
     sh -c "test \$(wc -l < '$d/err') -eq 1 && grep -q 'missing.folded' '$d/err'"
+if [ -w /dev/full ]; then
+    # a full disk while the frames are written (2,000 of them, past the
+    # output's buffer): our one line, not libxml2's "I/O error" as well
+    awk 'BEGIN { for (i = 0; i < 2000; i++) printf "main;f%d 1\n", i }' > "$d/wide.folded"
+    "$T" "$d/wide.folded" -o /dev/full 2> "$d/err"
+    tap_check "a full disk: exit 1" test $? -eq 1
+    tap_check "a full disk: one line naming the file and the reason" \
+        sh -c "test \$(wc -l < '$d/err') -eq 1 && grep -q '/dev/full: write failed: No space left' '$d/err'"
+else
+    tap_skip "a full disk" "no /dev/full"
+fi
 : > "$d/empty.folded"
 "$T" -f collapsed "$d/empty.folded" > /dev/null 2> "$d/err"
 tap_check "no valid input: exit 1" test $? -eq 1
