@@ -28,7 +28,8 @@ void pyprof__svgbuf_free(pyprof__svgbuf *b);
 static inline void
 pyprof__svgbuf_put(pyprof__svgbuf *b, const char *s, size_t n)
 {
-    if (b->cap - b->len < n && pyprof__svgbuf_reserve(b, n) < 0)
+    /* (nothing to add: b->p may still be NULL, which memcpy must not get) */
+    if (n == 0 || (b->cap - b->len < n && pyprof__svgbuf_reserve(b, n) < 0))
         return;
     memcpy(b->p + b->len, s, n);
     b->len += n;
