@@ -412,14 +412,14 @@ write_frames_shared(const pyprof_flame *f, pyprof__svg_stream *st)
     atomic_init(&c.next, 0);
     c.pc = pyprof__calloc(c.n, sizeof(*c.pc));
     c.made = pyprof__malloc(c.n * sizeof(*c.made));
+    for (size_t k = 0; c.made && k < c.n; k++)
+        atomic_init(&c.made[k], false); /* (before the helper may set one) */
     pthread_t th;
     if (!c.pc || !c.made || pthread_create(&th, NULL, make_chunks, &c) != 0) {
         pyprof__free(c.pc);
         pyprof__free(c.made);
         return false;
     }
-    for (size_t k = 0; k < c.n; k++)
-        atomic_init(&c.made[k], false);
     size_t k, put = 0;
     while ((k = atomic_fetch_add_explicit(&c.next, 1, memory_order_relaxed)) < c.n) {
         make_chunk(&c, k);
