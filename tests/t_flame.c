@@ -8,8 +8,8 @@
  */
 #include "config.h"
 
-#if defined(HAVE_PTHREAD)
 #include <limits.h>
+#if defined(HAVE_PTHREAD)
 #include <pthread.h>
 #endif
 #include <stdio.h>

@@ -159,14 +159,13 @@ pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err
                                     "is a directory; give a file name");
         }
         o->f = fopen(path, "wb");
-        if (o->f)
-            unbuffered(o->f);
         if (!o->f) {
             int e = errno;
             out_free(o);
             return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot open: %s",
                                     strerror(e));
         }
+        unbuffered(o->f);
         o->own_f = true;
         *out = o;
         return 0;

@@ -61,14 +61,14 @@ parse_count(const char *s, size_t n)
 {
     const char *d = s[0] == '-' ? s + 1 : s;
     size_t nd = n - (size_t)(d - s);
+    if (nd == 0 || nd > 19)
+        return pyprof__strtod_c(s, NULL);
     uint64_t u = 0;
     for (size_t i = 0; i < nd; i++) {
-        if (nd > 19 || d[i] < '0' || d[i] > '9')
+        if (d[i] < '0' || d[i] > '9')
             return pyprof__strtod_c(s, NULL);
         u = u * 10 + (uint64_t)(d[i] - '0');
     }
-    if (nd == 0)
-        return pyprof__strtod_c(s, NULL);
     return s[0] == '-' ? -(double)u : (double)u;
 }
 
@@ -367,15 +367,20 @@ struct chunks {
     atomic_bool *made;        /* whether pc[k] is final */
 };
 
+/* The frames after chunk k's: its first is k * CHUNK_FRAMES. */
+static size_t
+chunk_end(const struct chunks *c, size_t k)
+{
+    size_t to = (k + 1) * CHUNK_FRAMES;
+    return to < c->f->nframes ? to : c->f->nframes;
+}
+
 static void
 make_chunk(struct chunks *c, size_t k)
 {
-    size_t from = k * CHUNK_FRAMES, to = from + CHUNK_FRAMES;
-    if (to > c->f->nframes)
-        to = c->f->nframes;
     c->pc[k] = pyprof__svg_piece_new();
     if (c->pc[k])
-        write_frames(c->f, from, to, NULL, c->pc[k]);
+        write_frames(c->f, k * CHUNK_FRAMES, chunk_end(c, k), NULL, c->pc[k]);
     atomic_store_explicit(&c->made[k], true, memory_order_release);
 }
 
@@ -399,8 +404,7 @@ put_chunk(struct chunks *c, size_t k, pyprof__svg_stream *st)
         c->pc[k] = NULL;
         return;
     }
-    size_t from = k * CHUNK_FRAMES, to = from + CHUNK_FRAMES;
-    write_frames(c->f, from, to < c->f->nframes ? to : c->f->nframes, st, NULL);
+    write_frames(c->f, k * CHUNK_FRAMES, chunk_end(c, k), st, NULL);
 }
 
 /* All frames into st on two threads; false if no second thread could be

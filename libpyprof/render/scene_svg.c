@@ -68,20 +68,37 @@ color(char *buf, size_t size, pyprof__rgba c)
 /* The document's frame (root, defs, style, script) goes through the
  * xmlTextWriter call by call.  The items, thousands of small elements, are
  * assembled in `b` with the same bytes the writer would produce for them
- * and handed to it in large raw pieces: its per-call bookkeeping (element
- * stack, attribute state, small buffer appends) was most of the time of a
- * big flame graph. */
+ * and go to the output in large raw pieces (raw_out): the writer's
+ * per-call bookkeeping (element stack, attribute state, small buffer
+ * appends) was most of the time of a big flame graph. */
 struct w {
     const pyprof__xml *api; /* libxml2 (xml_load.c) */
     xmlTextWriterPtr x;
+    pyprof_output *o; /* what x writes to */
     int bad;
     pyprof__svgbuf b;
     size_t groups; /* <g> elements opened in b and not yet closed */
     bool open;     /* the last start tag in b is still taking attributes */
 };
 
-/* b goes to the writer once this big (a few output buffers' worth) */
+/* b goes to the output once this big (a few output buffers' worth) */
 #define FLUSH_AT (64 * 1024)
+
+/* n bytes of markup to the output itself, after everything the writer
+ * holds.  Through the writer (a raw write) they were copied into libxml2's
+ * buffer and from there into the output's: 1 ms of the 2.5 that a 3.4 MB
+ * flame graph took to write.  The empty raw write ends a start tag the
+ * writer itself may have left open, as a raw write of the bytes would. */
+static void
+raw_out(struct w *w, const char *p, size_t n)
+{
+    if (!n)
+        return;
+    if (w->api->write_raw_len(w->x, BAD_CAST "", 0) < 0 || w->api->flush(w->x) < 0)
+        w->bad = 1;
+    else
+        pyprof_output_write(w->o, p, n);
+}
 
 static void
 flush(struct w *w)
@@ -90,8 +107,8 @@ flush(struct w *w)
         return; /* a piece (below) keeps its bytes until it is put in a stream */
     if (w->b.bad)
         w->bad = 1;
-    else if (w->b.len && w->api->write_raw_len(w->x, BAD_CAST w->b.p, (int)w->b.len) < 0)
-        w->bad = 1;
+    else
+        raw_out(w, w->b.p, w->b.len);
     w->b.len = 0;
 }
 
@@ -396,7 +413,6 @@ item(struct w *w, const pyprof__item *it)
 
 struct pyprof__svg_stream {
     struct w w;
-    pyprof_output *o;
 };
 
 int
@@ -415,8 +431,8 @@ pyprof__svg_stream_open(pyprof__svg_stream **out, const pyprof__scene *s, pyprof
         return pyprof_error_set(err, PYPROF_ENOMEM, pyprof_output_name(o), "svg", -1, 0,
                                 "out of memory");
     }
-    st->o = o;
     struct w *w = &st->w;
+    w->o = o;
     w->api = api;
     w->x = api->writer_new(ob);
     if (!w->x) {
@@ -552,16 +568,7 @@ pyprof__svg_stream_put_piece(pyprof__svg_stream *st, pyprof__svg_piece *pc)
     } else if (pc->w.b.len) {
         content(w);
         flush(w);
-        /* The piece goes to the output itself, after everything the
-         * writer holds: through the writer, its bytes were copied into
-         * libxml2's buffer and from there into the output's, 1 ms of the
-         * 2.5 this thread spent writing a 3.4 MB graph.  (The empty raw
-         * write ends a start tag the writer itself may have left open, as
-         * a raw write of the piece would have.) */
-        if (w->api->write_raw_len(w->x, BAD_CAST "", 0) < 0 || w->api->flush(w->x) < 0)
-            w->bad = 1;
-        else
-            pyprof_output_write(st->o, pc->w.b.p, pc->w.b.len);
+        raw_out(w, pc->w.b.p, pc->w.b.len); /* (not copied into b first) */
     }
     pyprof__svg_piece_free(pc);
 }
@@ -578,7 +585,7 @@ int
 pyprof__svg_stream_close(pyprof__svg_stream *st, pyprof_error *err)
 {
     struct w *w = &st->w;
-    pyprof_output *o = st->o;
+    pyprof_output *o = w->o;
     for (; w->groups; w->groups--) /* as the writer closes what is left open */
         END(w, "g");
     flush(w);
