@@ -168,6 +168,7 @@ typedef struct pyprof__collapsed_reader {
     struct func_text {
         const char *text;
         size_t len;
+        uint64_t hash; /* the text's pyprof__frame_hash if it is plain, else 0 */
     } * ftext;
     size_t ftext_cap;
     pyprof__arena texts;

@@ -251,9 +251,10 @@ fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
 }
 
 /* Note that function `func` stands for frame text text[0..len), a stable
- * copy (the merge reads a second half's functions back as text). */
+ * copy, and its hash h (0 if the text is not plain): the merge reads a
+ * second half's functions back as text, and looks them up by that hash. */
 static int
-note_text(reader *r, pyprof_id func, const char *text, size_t len)
+note_text(reader *r, pyprof_id func, const char *text, size_t len, uint64_t h)
 {
     if (func >= r->ftext_cap) {
         size_t old = r->ftext_cap;
@@ -262,7 +263,7 @@ note_text(reader *r, pyprof_id func, const char *text, size_t len)
         memset(r->ftext + old, 0, (r->ftext_cap - old) * sizeof(*r->ftext));
     }
     if (!r->ftext[func].text)
-        r->ftext[func] = (struct func_text){text, len};
+        r->ftext[func] = (struct func_text){text, len, h};
     return 0;
 }
 
@@ -348,7 +349,7 @@ name_later(reader *r, pyprof_id *out, const char *f, size_t n, uint64_t h)
         return PYPROF_ENOMEM;
     memcpy(copy, f, n);
     *out = (pyprof_id)r->nfunc++;
-    int rc = note_text(r, *out, copy, n);
+    int rc = note_text(r, *out, copy, n, h);
     return rc < 0 ? rc : fcache_put(r, h, copy, n, *out);
 }
 
@@ -415,7 +416,7 @@ pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_t n,
         memcpy(copy, f, n);
         stable = copy;
     }
-    if ((rc = note_text(r, *out, stable, len)) < 0)
+    if ((rc = note_text(r, *out, stable, len, plain ? h : 0)) < 0)
         return rc;
     return plain ? fcache_put(r, h, stable, n, *out) : 0;
 }

