@@ -6,6 +6,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -29,10 +32,35 @@ on_fatal_signal(int sig)
     raise(sig);
 }
 
+/*
+ * A big folded-stack or mprofile file is read by two threads, each growing
+ * its own tables.  glibc grows the second thread's heap a little at a time
+ * with mprotect, and hands big blocks back with munmap when they are
+ * freed: on the 100 MB benchmark file, 58 mprotect, 27 brk and 23 munmap
+ * calls.  Each changes the mappings of the whole process, which makes the
+ * other thread wait (for the mapping lock, or to have its TLB flushed) in
+ * the middle of its own reading.  Growing the heaps 4 MiB at a time, and
+ * taking blocks below 2 MiB from them instead of mmap, leaves 17 mprotect,
+ * 6 brk and 6 munmap calls: reading that file with pyprof-flame took
+ * 37.5 ms where it took 41.5 (medians of 40 runs each, in turn), 424 ms
+ * where it took 480 for the 1 GB file, and the peak memory hardly moved
+ * (23.8 and 21.9 MiB; 97 and 95 MiB).  A program's allocator settings are
+ * its own to choose, so the tools set them, not the library.
+ */
+static void
+tune_malloc(void)
+{
+#if defined(__GLIBC__) && defined(M_TOP_PAD) && defined(M_MMAP_THRESHOLD)
+    mallopt(M_TOP_PAD, 4 << 20);
+    mallopt(M_MMAP_THRESHOLD, 2 << 20);
+#endif
+}
+
 void
 cli_init(const char *tool)
 {
     tool_name = tool;
+    tune_malloc();
     /* getopt's messages name the program by argv[0] (in a build tree,
      * libtool's path to it) and would come before a second line of ours */
     opterr = 0;

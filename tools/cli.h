@@ -15,8 +15,9 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };
 
 /* Set the tool name used as the message prefix (e.g. "pyprof-stats"),
  * have SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of
- * unfinished outputs before they end the program, and keep getopt's own
- * messages off (cli_common_option gives the family's). */
+ * unfinished outputs before they end the program, keep getopt's own
+ * messages off (cli_common_option gives the family's), and set glibc's
+ * malloc to grow its heaps in bigger steps (cli.c says why). */
 void cli_init(const char *tool);
 const char *cli_tool(void);
 
