@@ -514,5 +514,8 @@ uint64_t pyprof__collapsed_reread_bytes(void);
 /* Test hook: stacks left so far below a node still too light to draw, all
  * readers together. */
 uint64_t pyprof__collapsed_light_stops(void);
+/* Test hook: times a first half's tails array was grown to what the whole
+ * file should need (collapsed_tail.c), all readers together. */
+uint64_t pyprof__collapsed_tails_sized(void);
 
 #endif

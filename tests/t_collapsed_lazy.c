@@ -647,6 +647,37 @@ test_merge_weight(void)
     pyprof_profile_free(two);
 }
 
+/* A first half that has read a few megabytes grows its tails array to
+ * what the whole file should need, so that the merge need not move it
+ * (collapsed_tail.c): a file big enough for that, read in two halves and
+ * in one pass, draws the same frames as its whole tree. */
+static void
+test_big_halves(void)
+{
+    tap_buf b = {0};
+    while (b.len < ((size_t)12 << 20))
+        random_file(&b, 20000, 10, false);
+    tap_write_file(TMP, b.s, b.len);
+    free(b.s);
+    pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
+    double f = pyprof_flame_elide_fraction(&fo);
+    uint64_t sized = pyprof__collapsed_tails_sized();
+    pyprof_profile *whole = load(0, false), *one = load(f, false), *two = load(f, true);
+    TAP_OK(merged && pyprof__collapsed_tails_sized() > sized,
+           "a 12 MB file: the halves were merged, the first sized its tails for the whole (%llu)",
+           (unsigned long long)(pyprof__collapsed_tails_sized() - sized));
+    char why[512];
+    const char *d = whole && one ? layout_difference(whole, one, &fo, why, sizeof why) : "no profile";
+    if (!TAP_OK(!d[0], "a 12 MB file, one pass: the same frames as the whole tree"))
+        tap_diag("%s", d);
+    d = whole && two ? layout_difference(whole, two, &fo, why, sizeof why) : "no profile";
+    if (!TAP_OK(!d[0], "a 12 MB file, two halves: the same frames as the whole tree"))
+        tap_diag("%s", d);
+    pyprof_profile_free(whole);
+    pyprof_profile_free(one);
+    pyprof_profile_free(two);
+}
+
 /* What needs every frame refuses a profile with cut stacks. */
 static void
 test_refusals(void)
@@ -746,6 +777,7 @@ main(void)
 {
     test_random();
     test_merge_weight();
+    test_big_halves();
     test_minimum_width_edge();
     test_deep_odd_text();
     test_refusals();
