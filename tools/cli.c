@@ -36,16 +36,18 @@ on_fatal_signal(int sig)
  * A big folded-stack or mprofile file is read by two threads, each growing
  * its own tables.  glibc grows the second thread's heap a little at a time
  * with mprotect, and hands big blocks back with munmap when they are
- * freed: on the 100 MB benchmark file, 58 mprotect, 27 brk and 23 munmap
- * calls.  Each changes the mappings of the whole process, which makes the
- * other thread wait (for the mapping lock, or to have its TLB flushed) in
- * the middle of its own reading.  Growing the heaps 4 MiB at a time, and
- * taking blocks below 2 MiB from them instead of mmap, leaves 17 mprotect,
- * 6 brk and 6 munmap calls: reading that file with pyprof-flame took
+ * freed: drawing the 100 MB benchmark file made 54-60 mprotect, 25-26 brk
+ * and 21-25 munmap calls.  Each changes the mappings of the whole process,
+ * which makes the other thread wait (for the mapping lock, or to have its
+ * TLB flushed) in the middle of its own reading.  Growing the heaps 4 MiB
+ * at a time, and taking blocks below 2 MiB from them instead of mmap,
+ * leaves 22-24 mprotect (15 of them the loader's, for libraries), 7-8 brk
+ * and 5 munmap calls: reading that file with pyprof-flame took
  * 37.5 ms where it took 41.5 (medians of 40 runs each, in turn), 424 ms
- * where it took 480 for the 1 GB file, and the peak memory hardly moved
- * (23.8 and 21.9 MiB; 97 and 95 MiB).  A program's allocator settings are
- * its own to choose, so the tools set them, not the library.
+ * where it took 480 for the 1 GB file; the peak memory grew a little (24-27
+ * MiB where it was 21-22; 95-97 MiB at 1 GB, as before).  A program's
+ * allocator settings are its own to choose, so the tools set them, not
+ * the library.
  */
 static void
 tune_malloc(void)
