@@ -126,7 +126,7 @@ read_sampled(struct ss *s, const cJSON *prof, pyprof_id base, double scale)
         const cJSON *fi;
         cJSON_ArrayForEach(fi, sample)
         {
-            size_t idx;
+            size_t idx = 0; /* (set when frame_index succeeds: gcc -O3 cannot tell) */
             int rc = frame_index(s, fi, &idx);
             if (rc < 0)
                 return rc;
@@ -155,7 +155,7 @@ read_evented(struct ss *s, const cJSON *prof, pyprof_id base, double scale)
     {
         const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
         const cJSON *at = cJSON_GetObjectItemCaseSensitive(ev, "at");
-        size_t idx;
+        size_t idx = 0; /* (as in read_sampled) */
         if (!cJSON_IsString(type) || !cJSON_IsNumber(at)) {
             rc = bad(s, "an event needs a type and a number 'at'");
             goto out;
