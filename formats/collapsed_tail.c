@@ -107,6 +107,16 @@ pyprof__tail_move(reader *r, uint32_t ti, pyprof_id node)
     return 0;
 }
 
+/* Room in the tails array (and its next-links) for `need` tails. */
+static int
+tails_grow(reader *r, size_t need)
+{
+    if (PYPROF_GROW(r->tails, r->tails_cap, need) < 0 ||
+        PYPROF_GROW(r->tnext, r->tnext_cap, need) < 0)
+        return PYPROF_ENOMEM;
+    return 0;
+}
+
 /* Room for the tails array to grow to, when it must grow.  The first half
  * of a split read takes in the second half's tails when the two are merged
  * (pyprof__tails_reserve), which copied its whole array to a bigger block:
@@ -147,9 +157,7 @@ pyprof__tail_new(reader *r, pyprof_id node, pyprof_id *funcs, size_t n, uint64_t
         return PYPROF_EINVAL;
     if (n > UINT32_MAX || text_len > UINT32_MAX || r->ntails >= UINT32_MAX - 1)
         return PYPROF_ELIMIT;
-    size_t room = tails_room(r);
-    if (PYPROF_GROW(r->tails, r->tails_cap, room) < 0 ||
-        PYPROF_GROW(r->tnext, r->tnext_cap, room) < 0)
+    if (tails_grow(r, tails_room(r)) < 0)
         return PYPROF_ENOMEM;
     if (n == 0)
         funcs = NULL; /* (not the caller's scratch: tail_fill sets it) */
@@ -175,10 +183,7 @@ pyprof__tails_reserve(reader *r, size_t n)
 {
     if (n >= UINT32_MAX - 1 - r->ntails)
         return PYPROF_ELIMIT;
-    if (PYPROF_GROW(r->tails, r->tails_cap, r->ntails + n) < 0 ||
-        PYPROF_GROW(r->tnext, r->tnext_cap, r->ntails + n) < 0)
-        return PYPROF_ENOMEM;
-    return 0;
+    return tails_grow(r, r->ntails + n);
 }
 
 int
