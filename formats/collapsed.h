@@ -371,8 +371,9 @@ pyprof__path_find(const reader *r, const pyprof_stack_node *nodes, uint64_t h, p
 /* Put the first frame of each tail of `at` in the tree (so `at` has
  * children and no tails) and hang the rest of each from it. */
 int pyprof__collapsed_tails_push(reader *r, pyprof_id at);
-/* Walk tail t's frames down from `parent` (path hash `ph`), pushing tails
- * down and adding nodes as a stack's frames are (for b's tails in a merge). */
+/* Walk tail t's frames down from `parent` (path hash `ph`) to the first
+ * node that keeps tails or the first new node, adding nodes as a stack's
+ * frames are, and hang the rest there (for b's tails in a merge). */
 int pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph);
 
 /* ---- jumps (collapsed_jump.c) ---- */
@@ -470,11 +471,6 @@ int pyprof__collapsed_tails_finish(pyprof__collapsed_reader *r, double fraction)
 /* Read from here on as if no other half were read at once (a reader
  * that read its half next to another, and now reads on alone). */
 void pyprof__collapsed_gauge_leave(pyprof__collapsed_reader *r);
-
-/* Set the light limit (see light_limit in collapsed_stack.c) to its value
- * for the whole file, once every line has been read (by two halves that
- * are being merged): their defer_sum is the weight it was estimating. */
-void pyprof__collapsed_light_limit_final(pyprof__collapsed_reader *r);
 
 /* Free what the reader allocated (not the profile). */
 void pyprof__collapsed_reader_free(reader *r);

@@ -69,17 +69,26 @@ mark_findable(struct findable_set *s, size_t old, size_t from, size_t to)
 /*
  * b's tails, after b's nodes (nmap: b's node -> a's; path: the path hash
  * of each, in a's functions; nodes from `old` on are new to a, unless
- * `later` holds them).  One pass would have put each of them where its
- * stack led: a tail under a node new to a stays as it is (nothing is below
- * that node); one under a node a had joins that node's list, or walks on
- * down if the node is too heavy for it.  No tail of b but those of one node
- * of b reaches the node of a it maps to (a node with tails has no
- * children, so no other tail of b passes it), so whether they all stay is
- * known from their weight in all, and then their list, as b linked it
- * (newest first), goes in front of a's in one step.  Taken one by one, each
- * cost a cache miss on its node's entry: on the 1 GB benchmark file 189,000
- * of b's 264,000 tails stay (25,500 lists), and this part of the merge went
- * from 51-54 ms to 41-50.  The tails of the other lists walk, in b's order.
+ * `later` holds them).  A tail under a node new to a stays as it is
+ * (nothing is below that node); so does one under a node of a that keeps
+ * tails, whatever their weight in all.  Nothing is read after a merge: the
+ * end of the read (pyprof__collapsed_tails_finish) opens every node whose
+ * tails are heavy enough to draw, and elides the others, whoever hung
+ * them there.  Pushing a's tails down here as soon as b's made a node
+ * heavier than the light limit (half the weight the end of the read
+ * draws) did that end's work before it, and pushed down tails that it
+ * then elided one level lower: on the 100 MB benchmark file the merge
+ * walked 11,300 of b's tails and pushed 17,500 of a's one level down;
+ * now it walks 4,700 (those under nodes of a with children) and pushes
+ * none.  The walks took 4.8 ms and now 1.4, the end of the read 1.3 ms
+ * and now 0.9, and the graph is the same.
+ * No tail of b but those of one node of b reaches the node of a it maps
+ * to (a node with tails has no children, so no other tail of b passes
+ * it), so they all stay or all walk, and a list that stays, as b linked
+ * it (newest first), goes in front of a's in one step.  Taken one by one,
+ * each cost a cache miss on its node's entry: on the 1 GB benchmark file
+ * this part of the merge went from 51-54 ms to 41-50.  The tails of the
+ * other lists walk, in b's order.
  */
 static int
 merge_tails(reader *a, reader *b, const pyprof_id *nmap, const uint64_t *path, size_t old,
@@ -104,9 +113,7 @@ merge_tails(reader *a, reader *b, const pyprof_id *nmap, const uint64_t *path, s
             continue;
         pyprof_id v = nmap[x];
         if (fate[x] == UNSEEN) {
-            /* (each would stay, one after the other, iff they all do) */
-            bool stay =
-                (v >= old && !findable(later, old, v)) || pyprof__stays_light(a, v, b->tail_w[x]);
+            bool stay = (v >= old && !findable(later, old, v)) || pyprof__tail_at(a, v);
             fate[x] = stay ? STAY : WALK;
         }
         if (fate[x] == WALK) {
@@ -195,12 +202,8 @@ pyprof__collapsed_merge(reader *a, reader *b)
      * the others are appended without a lookup.  Nothing is looked up after
      * a merge (b read the end of the file), and no two nodes of b map to
      * the same (parent, function), so the new nodes need no path slots.
-     * Nodes are light (keep tails) by the weight of the whole file from
-     * here on: a's estimate came from its half alone, and on the 100 MB
-     * benchmark file it was half the weight, so that the merge pushed
-     * 27,000 tails one level down where it now pushes 9,000. */
+     * (The end of the read weighs tails against both halves' weight.) */
     a->defer_sum += b->defer_sum;
-    pyprof__collapsed_light_limit_final(a);
     size_t old = pyprof_profile_stack_count(a->p);
     for (size_t k = 0; k < nn; k++) {
         /* the lookups are cache misses: start those of nodes a little ahead */

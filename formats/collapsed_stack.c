@@ -388,8 +388,10 @@ step_down(reader *r, pyprof_id *parent, uint64_t h, pyprof_id func, bool *fresh)
     return 0;
 }
 
-/* Walk tail t's frames down from `parent` (path hash `ph`), as walk()
- * does frames: for b's tails in a merge. */
+/* Walk tail t's frames down from `parent` (path hash `ph`) as walk() does
+ * frames, to the first node that keeps tails, whatever their weight, or
+ * the first new node, and hang the rest there: for b's tails in a merge,
+ * after which only the end of the read weighs tails (see merge_tails). */
 int
 pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t ph)
 {
@@ -400,7 +402,7 @@ pyprof__collapsed_walk_tail(reader *r, struct tail t, pyprof_id parent, uint64_t
             return rc;
         if (t.n == 0)
             break;
-        if (stays_light(r, parent, t.w))
+        if (pyprof__tail_at(r, parent))
             return pyprof__tail_new(r, parent, t.funcs, t.n, t.text_at, t.text_len, t.w, ph, false);
         pyprof_id f = *t.funcs++;
         t.n--;
@@ -714,12 +716,6 @@ light_limit(reader *r)
     if (size > 0 && done > 0 && (uint64_t)size > done)
         expect *= (double)size / (double)done;
     return limit_for(r, expect);
-}
-
-void
-pyprof__collapsed_light_limit_final(reader *r)
-{
-    r->light_limit = limit_for(r, r->defer_sum); /* (nothing left to scale up for) */
 }
 
 /* A lazy read's stack of weights w0, w1 counted into the weight deferred

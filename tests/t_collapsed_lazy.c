@@ -616,12 +616,14 @@ test_deep_odd_text(void)
     free(b.s);
 }
 
-/* Two halves are merged with nodes light by the weight of the whole file.
- * The first half's own estimate of that weight can be far too small: here
- * the second half ends with one stack ten times as heavy as all the others
- * together.  Merging by that estimate opened nodes that one pass leaves
- * light (it has read the heavy stack by then): 1,392 nodes where one pass
- * has 1,336.  By the whole file's weight the merge builds 1,338. */
+/* The first half's own estimate of the file's weight can be far too
+ * small: here the second half ends with one stack ten times as heavy as
+ * all the others together.  Merging by that estimate opened nodes that one
+ * pass leaves light (it has read the heavy stack by then): 1,392 nodes
+ * where one pass has 1,336.  The merge now leaves a node's tails for the
+ * end of the read to weigh, by the whole file's weight, and so opens no
+ * node that one pass does not (1,018 nodes where one pass has 1,198: one
+ * pass also pushes down tails that the end of its read then elides). */
 static void
 test_merge_weight(void)
 {
@@ -637,8 +639,8 @@ test_merge_weight(void)
     pyprof_profile *one = load(f, false), *two = load(f, true);
     size_t n1 = one ? pyprof_profile_stack_count(one) : 0;
     size_t n2 = two ? pyprof_profile_stack_count(two) : 0;
-    TAP_OK(merged && n2 > 0 && n2 <= n1 + n1 / 100,
-           "two halves merged build the tree one pass builds, within 1%% (%zu nodes, %zu)", n2, n1);
+    TAP_OK(merged && n2 > 0 && n2 <= n1,
+           "two halves merged build no more of the tree than one pass (%zu nodes, %zu)", n2, n1);
     char why[512];
     const char *d = one && two ? layout_difference(one, two, &fo, why, sizeof why) : "no profile";
     if (!TAP_OK(!d[0], "and draw the same frames"))
