@@ -30,8 +30,10 @@
 
 #include "pyprof_int.h"
 
-/* Below this a helper thread costs more than the faults it saves. */
-#define PREFAULT_MIN ((size_t)4 << 20)
+/* Below this a helper thread costs more than the faults it saves (a
+ * thread is some tens of microseconds; a fault on this machine's VM about
+ * a microsecond, 256 of them a MiB). */
+#define PREFAULT_MIN ((size_t)1 << 20)
 /* Slices small enough that finishing never waits long for the helper. */
 #define PREFAULT_SLICE ((size_t)1 << 20)
 
