@@ -229,6 +229,7 @@ typedef struct pyprof__collapsed_reader {
         double w;       /* the stack's weight (every metric) */
     } * tails;
     size_t ntails, tails_cap;
+    bool tails_sized; /* the array was grown to what the read should need (collapsed_tail.c) */
     /* tnext[tail]: the node's next tail (index + 1, 0: none); apart from
      * the tails, so that following a list reads 4 bytes a tail, mostly
      * from the CPU caches, not 48 from memory */
@@ -510,8 +511,8 @@ uint64_t pyprof__collapsed_reread_bytes(void);
 /* Test hook: stacks left so far below a node still too light to draw, all
  * readers together. */
 uint64_t pyprof__collapsed_light_stops(void);
-/* Test hook: times a first half's tails array was grown to what the whole
- * file should need (collapsed_tail.c), all readers together. */
+/* Test hook: times a half of a split read grew its tails array to what
+ * its tails should come to (collapsed_tail.c), all readers together. */
 uint64_t pyprof__collapsed_tails_sized(void);
 
 #endif

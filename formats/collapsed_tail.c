@@ -117,13 +117,21 @@ tails_grow(reader *r, size_t need)
     return 0;
 }
 
-/* Room for the tails array to grow to, when it must grow.  The first half
- * of a split read takes in the second half's tails when the two are merged
- * (pyprof__tails_reserve), which copied its whole array to a bigger block:
- * 1.1 ms of the 100 MB benchmark file's merge.  So, once it has read a few
- * megabytes, it grows the array to what the whole file should need at the
- * rate so far (and a little more), within four times what it holds; memory
- * it does not fill is never touched. */
+/* Room for the tails array to grow to, when it must grow.  Grown by
+ * doubling, the array of each half of a split read was copied to a bigger
+ * block four or five times, and the copies touched fresh pages: 480 page
+ * faults of the 100 MB benchmark file's read, on both threads.  And the
+ * first half takes in the second half's tails when the two are merged
+ * (pyprof__tails_reserve), which copied its whole array once more.  So,
+ * once it has read a megabyte, a half grows its array to what its tails
+ * should come to at the rate so far (and a little more): the first half's
+ * to the whole file's, the second's to its own half's.  Memory it does
+ * not fill is never touched, and a block that big is mapped on its own,
+ * which grows without a copy if it must; at most TAILS_ROOM_MAX bytes are
+ * asked for this way, and if they cannot be had the array grows as
+ * before. */
+#define TAILS_ROOM_MAX ((size_t)64 << 20)
+
 static atomic_uint_least64_t tails_sized; /* (for tests, on every thread) */
 
 uint64_t
@@ -136,17 +144,34 @@ static size_t
 tails_room(const reader *r)
 {
     size_t need = r->ntails + 1;
-    if (need <= r->tails_cap || !r->gauge || r->gauge_slot != 0)
+    if (need <= r->tails_cap || !r->gauge || r->tails_sized)
         return need;
     uint64_t done = pyprof_input_offset(r->in) - r->start_at;
     int64_t size = pyprof_input_file_size(r->in);
-    if (done < ((uint64_t)4 << 20) || size <= 0 || (uint64_t)size <= done)
+    if (done < ((uint64_t)1 << 20) || size <= 0 || (uint64_t)size <= r->start_at + done)
         return need;
-    double whole = (double)r->ntails * ((double)size / (double)done) * 1.05;
-    if (!(whole > (double)need && whole < (double)need * 4))
-        return need;
-    atomic_fetch_add_explicit(&tails_sized, 1, memory_order_relaxed);
-    return (size_t)whole;
+    /* the first half (slot 0) reads from the start; its region is the whole file */
+    double region = (double)((uint64_t)size - (r->gauge_slot ? r->start_at : 0));
+    double whole = (double)r->ntails * (region / (double)done) * 1.05;
+    double most = (double)(TAILS_ROOM_MAX / sizeof(*r->tails));
+    if (whole > most)
+        whole = most;
+    return whole > (double)need ? (size_t)whole : need;
+}
+
+/* Room in the tails array (and its next-links) for a new tail. */
+static int
+tails_make_room(reader *r)
+{
+    size_t want = tails_room(r), need = r->ntails + 1;
+    if (want > need) {
+        r->tails_sized = true; /* (once: later growth doubles) */
+        if (tails_grow(r, want) == 0) {
+            atomic_fetch_add_explicit(&tails_sized, 1, memory_order_relaxed);
+            return 0;
+        }
+    }
+    return tails_grow(r, need);
 }
 
 int
@@ -157,7 +182,7 @@ pyprof__tail_new(reader *r, pyprof_id node, pyprof_id *funcs, size_t n, uint64_t
         return PYPROF_EINVAL;
     if (n > UINT32_MAX || text_len > UINT32_MAX || r->ntails >= UINT32_MAX - 1)
         return PYPROF_ELIMIT;
-    if (tails_grow(r, tails_room(r)) < 0)
+    if (tails_make_room(r) < 0)
         return PYPROF_ENOMEM;
     if (n == 0)
         funcs = NULL; /* (not the caller's scratch: tail_fill sets it) */
