@@ -220,28 +220,43 @@ fcache_find(const reader *r, const char *f, size_t n, uint64_t h)
     return PYPROF_NONE;
 }
 
+/* Room in the frame cache for `more` entries (at most half the slots used). */
+static int
+fcache_room(reader *r, size_t more)
+{
+    size_t cap = r->fc ? r->fc_mask + 1 : 0, ncap = cap ? cap : 4096;
+    if ((r->fc_used + more) * 2 <= cap)
+        return 0;
+    while ((r->fc_used + more) * 2 > ncap) {
+        if (ncap > SIZE_MAX / 2 / sizeof(*r->fc))
+            return PYPROF_ENOMEM;
+        ncap *= 2;
+    }
+    struct frame_cache *nc = pyprof__zalloc(ncap, sizeof(*nc));
+    if (!nc)
+        return PYPROF_ENOMEM;
+    for (size_t i = 0; r->fc && i <= r->fc_mask; i++) {
+        if (!r->fc[i].text)
+            continue;
+        size_t j = r->fc[i].hash & (ncap - 1);
+        while (nc[j].text)
+            j = (j + 1) & (ncap - 1);
+        nc[j] = r->fc[i];
+    }
+    pyprof__free(r->fc);
+    r->fc = nc;
+    r->fc_mask = ncap - 1;
+    return 0;
+}
+
 static int
 fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
 {
+    int rc;
     if (n > UINT32_MAX)
         return 0;
-    if ((r->fc_used + 1) * 2 > (r->fc ? r->fc_mask + 1 : 0)) {
-        size_t ncap = r->fc ? (r->fc_mask + 1) * 2 : 4096;
-        struct frame_cache *nc = pyprof__zalloc(ncap, sizeof(*nc));
-        if (!nc)
-            return PYPROF_ENOMEM;
-        for (size_t i = 0; r->fc && i <= r->fc_mask; i++) {
-            if (!r->fc[i].text)
-                continue;
-            size_t j = r->fc[i].hash & (ncap - 1);
-            while (nc[j].text)
-                j = (j + 1) & (ncap - 1);
-            nc[j] = r->fc[i];
-        }
-        pyprof__free(r->fc);
-        r->fc = nc;
-        r->fc_mask = ncap - 1;
-    }
+    if ((rc = fcache_room(r, 1)) < 0)
+        return rc;
     size_t j = h & r->fc_mask;
     while (r->fc[j].text)
         j = (j + 1) & r->fc_mask;
@@ -253,18 +268,35 @@ fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
 /* Note that function `func` stands for frame text text[0..len), a stable
  * copy, and its hash h (0 if the text is not plain): the merge reads a
  * second half's functions back as text, and looks them up by that hash. */
+/* Room in r->ftext for function ids below n. */
 static int
-note_text(reader *r, pyprof_id func, const char *text, size_t len, uint64_t h)
+ftext_room(reader *r, size_t n)
 {
-    if (func >= r->ftext_cap) {
+    if (n > r->ftext_cap) {
         size_t old = r->ftext_cap;
-        if (PYPROF_GROW(r->ftext, r->ftext_cap, (size_t)func + 1) < 0)
+        if (PYPROF_GROW(r->ftext, r->ftext_cap, n) < 0)
             return PYPROF_ENOMEM;
         memset(r->ftext + old, 0, (r->ftext_cap - old) * sizeof(*r->ftext));
     }
+    return 0;
+}
+
+static int
+note_text(reader *r, pyprof_id func, const char *text, size_t len, uint64_t h)
+{
+    int rc;
+    if ((rc = ftext_room(r, (size_t)func + 1)) < 0)
+        return rc;
     if (!r->ftext[func].text)
         r->ftext[func] = (struct func_text){text, len, h};
     return 0;
+}
+
+int
+pyprof__collapsed_frames_reserve(reader *r, size_t n)
+{
+    int rc = fcache_room(r, n);
+    return rc < 0 ? rc : ftext_room(r, r->nfunc + n);
 }
 
 /* Split frame text s[0..n) at `depth` into *ff by the file's frame shape,

@@ -53,7 +53,25 @@ read_half(void *arg)
 {
     reader *b = arg;
     int rc = pyprof__collapsed_read_lines(b, false);
+    atomic_store_explicit(&b->gauge->slot[b->gauge_slot].done, true, memory_order_relaxed);
     return rc < 0 ? (void *)b : NULL; /* non-NULL: it failed */
+}
+
+/* This half has been read and the other is still being read: make room
+ * now for the functions the merge may add, which the merge's first step
+ * (pyprof__collapsed_merge) would otherwise make while the other thread
+ * waits.  Every function of the other half may be new here; its count is
+ * what it last told the gauge, and a little more.  On the 100 MB
+ * benchmark file the frame cache doubled (16,400 entries rehashed into
+ * 65,536 slots) in the merge: 0.75-1 ms. */
+static void
+make_room_while_waiting(reader *a, pyprof__collapsed_gauge *g)
+{
+    if (atomic_load_explicit(&g->slot[1].done, memory_order_relaxed))
+        return;
+    uint64_t n = atomic_load_explicit(&g->slot[1].funcs, memory_order_relaxed);
+    if (n < SIZE_MAX / 2)
+        (void)pyprof__collapsed_frames_reserve(a, (size_t)(n + n / 8)); /* (a hint) */
 }
 
 /* Read [0, mid) here and [mid, end) on a second thread; merge, or else
@@ -89,6 +107,8 @@ read_halves(reader *a, uint64_t mid, bool *done)
     a->names_later = true; /* (collapsed_names.c) */
     *done = true;
     rc = pyprof__collapsed_read_lines(a, true);
+    if (rc == 0)
+        make_room_while_waiting(a, &gauge);
     pthread_join(th, &failed);
     pyprof__collapsed_gauge_leave(a);
     pyprof__input_reread_adopt(a->in, b.in); /* (checked once, at the end of the read) */
