@@ -119,13 +119,14 @@ pyprof__next_semi(const char *s, size_t from, size_t len, unsigned *odd)
  * other while they read: how many bytes each has read and the weight of
  * the stacks it has deferred, so that both estimate the whole file's
  * weight from both samples (light_limit in collapsed_stack.c), and how
- * many functions it has (for the merge: collapsed_split.c).  Each writes
+ * many functions and nodes it has (for the merge: collapsed_split.c).  Each writes
  * its own slot, on a cache line of its own, once a megabyte. */
 typedef struct pyprof__collapsed_gauge {
     struct {
         alignas(64) _Atomic uint64_t bytes;
         _Atomic uint64_t weight; /* a double's bits */
         _Atomic uint64_t funcs;  /* function ids given */
+        _Atomic uint64_t nodes;  /* nodes in its tree */
         _Atomic bool done;       /* the half has been read (set once, at the end) */
     } slot[2];
 } pyprof__collapsed_gauge;
@@ -286,6 +287,9 @@ int pyprof__collapsed_frame_func(reader *r, pyprof_id *out, const char *f, size_
  * the merge may add while it waits (collapsed_split.c).  A failure does
  * no harm: the room is only made later, as functions come. */
 int pyprof__collapsed_frames_reserve(pyprof__collapsed_reader *r, size_t n);
+/* Room for n more nodes in the reader's profile and, in a lazy read, in
+ * its per-node tail arrays (collapsed_tail.c); as harmless if it fails. */
+int pyprof__collapsed_nodes_reserve(pyprof__collapsed_reader *r, size_t n);
 
 /* Make function `id`, whose id names_later gave, from its frame text
  * text[0..len): the profile's next function must be it. */

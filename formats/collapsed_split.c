@@ -58,20 +58,25 @@ read_half(void *arg)
 }
 
 /* This half has been read and the other is still being read: make room
- * now for the functions the merge may add, which the merge's first step
- * (pyprof__collapsed_merge) would otherwise make while the other thread
- * waits.  Every function of the other half may be new here; its count is
- * what it last told the gauge, and a little more.  On the 100 MB
- * benchmark file the frame cache doubled (16,400 entries rehashed into
- * 65,536 slots) in the merge: 0.75-1 ms. */
+ * now for what the merge may add, which the merge (pyprof__collapsed_merge)
+ * would otherwise make while the other thread waits.  Every function and
+ * node of the other half may be new here; their counts are what it last
+ * told the gauge, and a little more.  On the 100 MB benchmark file the
+ * frame cache doubled in the merge (16,400 entries rehashed into 65,536
+ * slots, 0.75-1 ms), and the node array and the per-node tail arrays
+ * were copied to bigger blocks. */
 static void
 make_room_while_waiting(reader *a, pyprof__collapsed_gauge *g)
 {
     if (atomic_load_explicit(&g->slot[1].done, memory_order_relaxed))
         return;
-    uint64_t n = atomic_load_explicit(&g->slot[1].funcs, memory_order_relaxed);
-    if (n < SIZE_MAX / 2)
-        (void)pyprof__collapsed_frames_reserve(a, (size_t)(n + n / 8)); /* (a hint) */
+    uint64_t f = atomic_load_explicit(&g->slot[1].funcs, memory_order_relaxed);
+    uint64_t n = atomic_load_explicit(&g->slot[1].nodes, memory_order_relaxed);
+    /* (hints: a failure leaves the room to be made as before) */
+    if (f < SIZE_MAX / 2)
+        (void)pyprof__collapsed_frames_reserve(a, (size_t)(f + f / 8));
+    if (n < UINT32_MAX / 2)
+        (void)pyprof__collapsed_nodes_reserve(a, (size_t)(n + n / 8));
 }
 
 /* Read [0, mid) here and [mid, end) on a second thread; merge, or else

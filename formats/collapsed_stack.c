@@ -676,6 +676,8 @@ gauge_trade(reader *r, uint64_t done)
     memcpy(&bits, &r->defer_sum, sizeof bits);
     atomic_store_explicit(&g->slot[me].weight, bits, memory_order_relaxed);
     atomic_store_explicit(&g->slot[me].funcs, r->nfunc, memory_order_relaxed);
+    atomic_store_explicit(&g->slot[me].nodes, pyprof_profile_stack_count(r->p),
+                          memory_order_relaxed);
     atomic_store_explicit(&g->slot[me].bytes, done, memory_order_relaxed);
     bits = atomic_load_explicit(&g->slot[other].weight, memory_order_relaxed);
     memcpy(&r->other_weight, &bits, sizeof bits);

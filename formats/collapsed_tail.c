@@ -95,6 +95,16 @@ tail_of_cover(reader *r, pyprof_id node)
 }
 
 int
+pyprof__collapsed_nodes_reserve(reader *r, size_t n)
+{
+    size_t have = pyprof_profile_stack_count(r->p);
+    int rc = pyprof__profile_stack_reserve(r->p, n);
+    if (rc < 0 || n == 0)
+        return rc;
+    return r->lazy ? tail_of_cover(r, (pyprof_id)(have + n - 1)) : 0;
+}
+
+int
 pyprof__tail_move(reader *r, uint32_t ti, pyprof_id node)
 {
     int rc = tail_of_cover(r, node);

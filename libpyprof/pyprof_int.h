@@ -187,6 +187,8 @@ void pyprof__idtab_free(pyprof__idtab *t);
  * it makes before the read returns (collapsed_names.c). */
 int pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent,
                                  pyprof_id func);
+/* Room for n more stack nodes, so that appending them moves nothing. */
+int pyprof__profile_stack_reserve(pyprof_profile *p, size_t n);
 /* Record `weight` of stacks left out below `node` (see pyprof_stack_elided). */
 int pyprof__profile_stack_elide(pyprof_profile *p, pyprof_id node, double weight);
 /* 0, or PYPROF_ECAPS (with a message naming `what`) when `p` has elided

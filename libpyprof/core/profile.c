@@ -640,6 +640,14 @@ pyprof_profile_stack_child(pyprof_profile *p, pyprof_id *out, pyprof_id parent, 
 }
 
 int
+pyprof__profile_stack_reserve(pyprof_profile *p, size_t n)
+{
+    if (n > UINT32_MAX - 1 - p->nnodes)
+        return PYPROF_ELIMIT;
+    return PYPROF_GROW(p->nodes, p->nodes_cap, p->nnodes + n) < 0 ? PYPROF_ENOMEM : 0;
+}
+
+int
 pyprof__profile_stack_append(pyprof_profile *p, pyprof_id *out, pyprof_id parent, pyprof_id func)
 {
     if (parent != PYPROF_NONE && parent >= p->nnodes)
