@@ -47,6 +47,12 @@ pyprof__svgbuf_free(pyprof__svgbuf *b)
     b->len = b->cap = 0;
 }
 
+/* "00" to "99" */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
 /* The decimal digits of n, written backwards from end; returns the first. */
 static char *
 digits(char *end, uint64_t n)
@@ -121,20 +127,26 @@ pyprof__fmt_coord(char *out, double v)
     if (!(fabs(frac - 0.5) > 1e-6))
         return 0;
     uint32_t n = (uint32_t)(whole + (frac > 0.5)), ip = n / 100, cents = n % 100;
-    /* written forwards: the integer part has at most 7 digits */
-    size_t len = v < 0, nd = 1;
-    for (uint32_t p = 10; nd < 7 && ip >= p; p *= 10)
-        nd++;
-    if (len)
-        out[0] = '-';
-    for (size_t i = len + nd; i-- > len; ip /= 10)
-        out[i] = (char)('0' + ip % 10);
-    len += nd;
+    /* The integer part (at most 7 digits) two digits at a time, backwards
+     * into a scratch buffer: a frame has five coordinates, and a digit a
+     * division (a multiply and a shift) was a quarter of writing it. */
+    char tmp[16] = {0}, *e = tmp + 8, *s = e; /* (room to copy 8 bytes from s) */
+    for (; ip >= 100; ip /= 100)
+        memcpy(s -= 2, digit_pairs + 2 * (ip % 100), 2);
+    if (ip >= 10)
+        memcpy(s -= 2, digit_pairs + 2 * ip, 2);
+    else
+        *--s = (char)('0' + ip);
+    size_t len = 0;
+    if (v < 0)
+        out[len++] = '-';
+    memcpy(out + len, s, 8); /* (a copy of known size; only e - s bytes count) */
+    len += (size_t)(e - s);
     if (cents) { /* the decimals that are not trailing zeros */
         out[len++] = '.';
-        out[len++] = (char)('0' + cents / 10);
+        out[len++] = digit_pairs[2 * cents];
         if (cents % 10)
-            out[len++] = (char)('0' + cents % 10);
+            out[len++] = digit_pairs[2 * cents + 1];
     }
     return len;
 }
