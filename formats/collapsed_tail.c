@@ -136,7 +136,7 @@ tails_grow(reader *r, size_t need)
  * once it has read a megabyte, a half grows its array to what its tails
  * should come to at the rate so far (and a little more): the first half's
  * to the whole file's, the second's to its own half's.  Memory it does
- * not fill is never touched, and a block that big is mapped on its own,
+ * not fill is never touched, and glibc maps a block that big on its own,
  * which grows without a copy if it must; at most TAILS_ROOM_MAX bytes are
  * asked for this way, and if they cannot be had the array grows as
  * before. */
