@@ -184,6 +184,7 @@ typedef struct pyprof__collapsed_reader {
         pyprof_id func;
     } * fc;
     size_t fc_mask, fc_used;
+    bool fc_dense; /* the cache may be fuller: nothing more is read (collapsed_frame.c) */
 
     /* jumps (collapsed_jump.c): runs of frames walked before, by their
      * text and the node they start from; jbytes: the memory they keep */

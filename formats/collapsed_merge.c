@@ -168,6 +168,7 @@ pyprof__collapsed_merge(reader *a, reader *b)
      * the 100 MB benchmark file. */
     if ((rc = pyprof__tails_reserve(a, b->ntails)) < 0)
         goto out;
+    a->fc_dense = true; /* (nothing is read after the merge: see collapsed_frame.c) */
     pf = pyprof__prefault_start(a->tails + a->ntails, b->ntails * sizeof(*a->tails));
     /* Functions in b's order of first appearance, through a's frame_func:
      * new ones get the ids (and strings, and frame shape) that one pass
