@@ -270,9 +270,6 @@ fcache_put(reader *r, uint64_t h, const char *text, size_t n, pyprof_id func)
     return 0;
 }
 
-/* Note that function `func` stands for frame text text[0..len), a stable
- * copy, and its hash h (0 if the text is not plain): the merge reads a
- * second half's functions back as text, and looks them up by that hash. */
 /* Room in r->ftext for function ids below n. */
 static int
 ftext_room(reader *r, size_t n)
@@ -286,6 +283,9 @@ ftext_room(reader *r, size_t n)
     return 0;
 }
 
+/* Note that function `func` stands for frame text text[0..len), a stable
+ * copy, and its hash h (0 if the text is not plain): the merge reads a
+ * second half's functions back as text, and looks them up by that hash. */
 static int
 note_text(reader *r, pyprof_id func, const char *text, size_t len, uint64_t h)
 {

@@ -95,27 +95,35 @@ pyprof_output_remove_temps(void)
             unlink(temps[i].path); /* async-signal-safe */
 }
 
-/* Block (block true) or restore the signals a program may catch to
- * remove its temporary files: between a temporary file's creation and its
- * registration in `temps` such a signal would leave the file behind
- * (tests/atomic_kill.sh caught one run in thousands that did).  The
- * signals of a fault stay open: nothing between can raise them. */
+/* Hold the signals a program may catch to remove its temporary files
+ * (into *old, for release_signals): between a temporary file's creation
+ * and its registration in `temps` such a signal would leave the file
+ * behind (tests/atomic_kill.sh caught one run in thousands that did).  The
+ * signals of a fault stay open: nothing in between can raise them. */
 static void
-hold_signals(bool block, sigset_t *old)
+hold_signals(sigset_t *old)
 {
     sigset_t set;
-    if (block) {
-        sigfillset(&set);
-        sigdelset(&set, SIGSEGV);
-        sigdelset(&set, SIGBUS);
-        sigdelset(&set, SIGFPE);
-        sigdelset(&set, SIGILL);
-        sigdelset(&set, SIGTRAP);
-    }
+    sigfillset(&set);
+    sigdelset(&set, SIGSEGV);
+    sigdelset(&set, SIGBUS);
+    sigdelset(&set, SIGFPE);
+    sigdelset(&set, SIGILL);
+    sigdelset(&set, SIGTRAP);
 #if defined(HAVE_PTHREAD)
-    pthread_sigmask(block ? SIG_BLOCK : SIG_SETMASK, block ? &set : old, block ? old : NULL);
+    pthread_sigmask(SIG_BLOCK, &set, old);
 #else
-    sigprocmask(block ? SIG_BLOCK : SIG_SETMASK, block ? &set : old, block ? old : NULL);
+    sigprocmask(SIG_BLOCK, &set, old);
+#endif
+}
+
+static void
+release_signals(const sigset_t *old)
+{
+#if defined(HAVE_PTHREAD)
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+#else
+    sigprocmask(SIG_SETMASK, old, NULL);
 #endif
 }
 
@@ -211,11 +219,11 @@ pyprof_output_open_file(pyprof_output **out, const char *path, pyprof_error *err
     }
     snprintf(o->tmpname, n, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
     sigset_t held;
-    hold_signals(true, &held);
+    hold_signals(&held);
     int fd = mkostemp(o->tmpname, O_CLOEXEC), made_errno = errno;
     if (fd >= 0)
         o->temp_slot = temp_register(o->tmpname);
-    hold_signals(false, &held);
+    release_signals(&held);
     if (fd < 0) {
         out_free(o);
         return pyprof_error_set(err, PYPROF_EIO, path, NULL, -1, 0, "cannot create: %s",
