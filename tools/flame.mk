@@ -59,4 +59,4 @@ tests_t_flame_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/libpyprof/render
 # -static: the scene (semi-private) is checked item by item
 tests_t_flame_LDFLAGS = -static
 tests_t_flame_LDADD = $(TEST_LIBS) $(XML_LIBS) $(CAIRO_LIBS)
-EXTRA_DIST += bench/flame.sh
+EXTRA_DIST += bench/flame.sh bench/flame.md
