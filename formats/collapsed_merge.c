@@ -169,7 +169,8 @@ pyprof__collapsed_merge(reader *a, reader *b)
     if ((rc = pyprof__tails_reserve(a, b->ntails)) < 0)
         goto out;
     a->fc_dense = true; /* (nothing is read after the merge: see collapsed_frame.c) */
-    pf = pyprof__prefault_start(a->tails + a->ntails, b->ntails * sizeof(*a->tails));
+    if (b->ntails) /* (else a may have no array: no pointer into it) */
+        pf = pyprof__prefault_start(a->tails + a->ntails, b->ntails * sizeof(*a->tails));
     /* Functions in b's order of first appearance, through a's frame_func:
      * new ones get the ids (and strings, and frame shape) that one pass
      * would have given them.  b's frames were all plain ASCII.  b's
