@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,21 +40,65 @@ on_fatal_signal(int sig)
  * freed: drawing the 100 MB benchmark file made 54-60 mprotect, 25-26 brk
  * and 21-25 munmap calls.  Each changes the mappings of the whole process,
  * which makes the other thread wait (for the mapping lock, or to have its
- * TLB flushed) in the middle of its own reading.  Growing the heaps 4 MiB
- * at a time, and taking blocks below 2 MiB from them instead of mmap,
- * leaves 22-24 mprotect (15 of them the loader's, for libraries), 7-8 brk
- * and 5 munmap calls: reading that file with pyprof-flame took
- * 37.5 ms where it took 41.5 (medians of 40 runs each, in turn), 424 ms
- * where it took 480 for the 1 GB file; the peak memory grew a little (24-27
- * MiB where it was 21-22; 95-97 MiB at 1 GB, as before).  A program's
- * allocator settings are its own to choose, so the tools set them, not
- * the library.
+ * TLB flushed) in the middle of its own reading.  Growing the heap 4 MiB
+ * at a time, and taking blocks below 2 MiB from it instead of mmap, took
+ * reading that file with pyprof-flame from 41.5 to 37.5 ms (medians of 40
+ * runs each, in turn), and the 1 GB file from 480 to 424 ms.
+ *
+ * Then the first write to each 4 KiB page of that heap traps into the
+ * kernel, and in a virtual machine each trap is dear: perf put 10-14% of
+ * the CPU time of drawing the 100 MB file in its 2,634 page faults, most
+ * of it in the hypervisor's hooks.  A heap of 2 MiB pages takes a fault
+ * per 2 MiB, and fewer TLB misses in the tables probed at random.  So the
+ * tools reserve HUGE_HEAP bytes of heap at start (address space only: the
+ * pages come as they are touched) and ask for 2 MiB pages there
+ * (MADV_HUGEPAGE: the kernel honours it when transparent huge pages are
+ * set to "madvise", as here, or "always"), with one arena for all threads,
+ * so that the reading threads take their blocks from that heap too, not
+ * from thread heaps of 4 KiB pages.  The 100 MB file then took 503 faults
+ * and 66 ms where it took 95 (CPU 0.94 s where 1.46 for 10 runs, in
+ * turn); its peak memory is 29 MiB where it was 21.  pyprof-stats sorts
+ * the 80,000 functions of pstats-large in 0.21 s where it took 0.35.
+ *
+ * A program's allocator settings are its own to choose, so the tools set
+ * them, not the library.
  */
+#if defined(__GLIBC__) && defined(M_TOP_PAD) && defined(M_MMAP_THRESHOLD) && defined(M_ARENA_MAX)
+#define TUNE_MALLOC 1
+#endif
+#if defined(TUNE_MALLOC) && defined(MADV_HUGEPAGE)
+#define HUGE_HEAP ((size_t)30 << 20) /* under the 32 MiB threshold set to take it from the heap */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* Grow the heap by HUGE_HEAP and give it back to malloc's top, kept (a
+ * trim would shrink the heap below the advice), then advise the 2 MiB
+ * pages from that block's start to the heap's end.  Only a hint: where
+ * the block did not come from the heap (glibc falls back to mmap when brk
+ * fails), the bound on the range leaves it alone. */
+static void
+reserve_huge_heap(void)
+{
+    mallopt(M_TRIM_THRESHOLD, (int)(4 * HUGE_HEAP));
+    mallopt(M_MMAP_THRESHOLD, 32 << 20); /* from the heap, this once */
+    void *block = malloc(HUGE_HEAP);
+    uintptr_t lo = (uintptr_t)block;
+    free(block);
+    uintptr_t end = (uintptr_t)sbrk(0);
+    uintptr_t from = (lo + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    if (lo && lo < end && end - lo <= 2 * HUGE_HEAP && from < end)
+        (void)madvise((void *)from, end - from, MADV_HUGEPAGE);
+}
+#endif
+
 static void
 tune_malloc(void)
 {
-#if defined(__GLIBC__) && defined(M_TOP_PAD) && defined(M_MMAP_THRESHOLD)
+#if defined(TUNE_MALLOC)
     mallopt(M_TOP_PAD, 4 << 20);
+    mallopt(M_ARENA_MAX, 1);
+#if defined(HUGE_HEAP)
+    reserve_huge_heap();
+#endif
     mallopt(M_MMAP_THRESHOLD, 2 << 20);
 #endif
 }
@@ -96,8 +141,7 @@ cli_error(const pyprof_error *err)
 }
 
 /* "TOOL: " `what` and the message, one line on stderr. */
-static void __attribute__((format(printf, 2, 0)))
-say(const char *what, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0))) say(const char *what, const char *fmt, va_list ap)
 {
     fprintf(stderr, "%s: %s", tool_name, what);
     vfprintf(stderr, fmt, ap);

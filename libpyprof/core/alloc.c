@@ -35,12 +35,35 @@ should_fail(void)
     return atomic_fetch_add_explicit(&count, 1, memory_order_relaxed) >= at;
 }
 
+/*
+ * A block this big comes from a mapping of its own (the tools have glibc
+ * map blocks of 2 MiB and more, tools/cli.c; glibc's default is 128 KiB
+ * to 32 MiB), and is fresh memory: asking for 2 MiB pages before it is
+ * touched saves a page fault per 4 KiB (microseconds each in a virtual
+ * machine) and TLB misses where it is probed at random.  Drawing the 1 GB
+ * folded benchmark file (whose two halves size their tails arrays at 48
+ * MiB each) took 4,227 faults where it took 9,680, and 0.40 s where it
+ * took 0.47 (medians of 9 runs each, in turn).  Only whole 2 MiB pages
+ * inside the block can be huge: at 4 MiB there is at least one.  Grown by
+ * realloc (mremap), a block keeps the advice, and its new pages come as
+ * 2 MiB pages too.
+ */
+#define ADVISE_HUGE_MIN ((size_t)4 << 20)
+
+static void *
+advise_big(void *p, size_t n)
+{
+    if (p && n >= ADVISE_HUGE_MIN)
+        pyprof__advise_huge(p, n);
+    return p;
+}
+
 void *
 pyprof__malloc(size_t n)
 {
     if (should_fail())
         return NULL;
-    return malloc(n ? n : 1);
+    return advise_big(malloc(n ? n : 1), n);
 }
 
 void *
@@ -48,7 +71,9 @@ pyprof__calloc(size_t n, size_t size)
 {
     if (should_fail())
         return NULL;
-    return calloc(n ? n : 1, size ? size : 1);
+    size_t bytes = 0;
+    (void)pyprof__mul_overflows(n, size, &bytes); /* (calloc itself refuses an overflow) */
+    return advise_big(calloc(n ? n : 1, size ? size : 1), bytes);
 }
 
 static bool populate(void *p, size_t n);
@@ -90,7 +115,7 @@ pyprof__realloc(void *p, size_t n)
 {
     if (should_fail())
         return NULL;
-    return realloc(p, n ? n : 1);
+    return advise_big(realloc(p, n ? n : 1), n);
 }
 
 void *
@@ -142,7 +167,8 @@ pyprof__grow(void **items, size_t *cap, size_t need, size_t size)
 static bool
 advise_inside(void *p, size_t n, uintptr_t align, int advice)
 {
-    uintptr_t lo = ((uintptr_t)p + align - 1) & ~(align - 1), hi = ((uintptr_t)p + n) & ~(align - 1);
+    uintptr_t lo = ((uintptr_t)p + align - 1) & ~(align - 1),
+              hi = ((uintptr_t)p + n) & ~(align - 1);
     return hi <= lo || madvise((void *)lo, hi - lo, advice) == 0;
 }
 #endif
