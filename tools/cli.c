@@ -49,16 +49,19 @@ on_fatal_signal(int sig)
  * kernel, and in a virtual machine each trap is dear: perf put 10-14% of
  * the CPU time of drawing the 100 MB file in its 2,634 page faults, most
  * of it in the hypervisor's hooks.  A heap of 2 MiB pages takes a fault
- * per 2 MiB, and fewer TLB misses in the tables probed at random.  So the
- * tools reserve HUGE_HEAP bytes of heap at start (address space only: the
- * pages come as they are touched) and ask for 2 MiB pages there
+ * per 2 MiB, and fewer TLB misses in the tables probed at random.  So
+ * cli_huge_heap reserves HUGE_HEAP bytes of heap (address space only: the
+ * pages come as they are touched) and asks for 2 MiB pages there
  * (MADV_HUGEPAGE: the kernel honours it when transparent huge pages are
- * set to "madvise", as here, or "always"), with one arena for all threads,
- * so that the reading threads take their blocks from that heap too, not
- * from thread heaps of 4 KiB pages.  The 100 MB file then took 503 faults
- * and 66 ms where it took 95 (CPU 0.94 s where 1.46 for 10 runs, in
- * turn); its peak memory is 29 MiB where it was 21.  pyprof-stats sorts
- * the 80,000 functions of pstats-large in 0.21 s where it took 0.35.
+ * set to "madvise", as here, or "always"), and all threads share one
+ * arena, so that the reading threads take their blocks from that heap
+ * too, not from thread heaps of 4 KiB pages.  The 100 MB file then took
+ * 503 faults and 66 ms where it took 95 (CPU 0.94 s where 1.46 for 10
+ * runs, in turn); its peak memory is 29 MiB where it was 21.  pyprof-stats
+ * sorts the 80,000 functions of pstats-large in 0.21 s where it took
+ * 0.35.  The tools that read one big profile ask for it; pyprof-merge,
+ * whose heap stays small and whose peak memory is weighed against one
+ * input's size, does not (it would take 9.2 MiB where it takes 8.2).
  *
  * A program's allocator settings are its own to choose, so the tools set
  * them, not the library.
@@ -69,25 +72,6 @@ on_fatal_signal(int sig)
 #if defined(TUNE_MALLOC) && defined(MADV_HUGEPAGE)
 #define HUGE_HEAP ((size_t)30 << 20) /* under the 32 MiB threshold set to take it from the heap */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
-
-/* Grow the heap by HUGE_HEAP and give it back to malloc's top, kept (a
- * trim would shrink the heap below the advice), then advise the 2 MiB
- * pages from that block's start to the heap's end.  Only a hint: where
- * the block did not come from the heap (glibc falls back to mmap when brk
- * fails), the bound on the range leaves it alone. */
-static void
-reserve_huge_heap(void)
-{
-    mallopt(M_TRIM_THRESHOLD, (int)(4 * HUGE_HEAP));
-    mallopt(M_MMAP_THRESHOLD, 32 << 20); /* from the heap, this once */
-    void *block = malloc(HUGE_HEAP);
-    uintptr_t lo = (uintptr_t)block;
-    free(block);
-    uintptr_t end = (uintptr_t)sbrk(0);
-    uintptr_t from = (lo + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    if (lo && lo < end && end - lo <= 2 * HUGE_HEAP && from < end)
-        (void)madvise((void *)from, end - from, MADV_HUGEPAGE);
-}
 #endif
 
 static void
@@ -96,10 +80,29 @@ tune_malloc(void)
 #if defined(TUNE_MALLOC)
     mallopt(M_TOP_PAD, 4 << 20);
     mallopt(M_ARENA_MAX, 1);
-#if defined(HUGE_HEAP)
-    reserve_huge_heap();
-#endif
     mallopt(M_MMAP_THRESHOLD, 2 << 20);
+#endif
+}
+
+/* Grow the heap by HUGE_HEAP and give it back to malloc's top, kept (a
+ * trim would shrink the heap below the advice), then advise the 2 MiB
+ * pages from that block's start to the heap's end.  Only a hint: where
+ * the block did not come from the heap (glibc falls back to mmap when brk
+ * fails), the bound on the range leaves it alone. */
+void
+cli_huge_heap(void)
+{
+#if defined(HUGE_HEAP)
+    mallopt(M_TRIM_THRESHOLD, (int)(4 * HUGE_HEAP));
+    mallopt(M_MMAP_THRESHOLD, 32 << 20); /* from the heap, this once */
+    void *block = malloc(HUGE_HEAP);
+    uintptr_t lo = (uintptr_t)block;
+    free(block);
+    mallopt(M_MMAP_THRESHOLD, 2 << 20);
+    uintptr_t end = (uintptr_t)sbrk(0);
+    uintptr_t from = (lo + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    if (lo && lo < end && end - lo <= 2 * HUGE_HEAP && from < end)
+        (void)madvise((void *)from, end - from, MADV_HUGEPAGE);
 #endif
 }
 

@@ -19,6 +19,11 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };
  * messages off (cli_common_option gives the family's), and set glibc's
  * malloc to grow its heaps in bigger steps (cli.c says why). */
 void cli_init(const char *tool);
+/* Have malloc's heap come in 2 MiB pages where the kernel allows (cli.c
+ * says why): for a tool that may read one big profile, called once, right
+ * after cli_init.  Only a hint; it costs address space, and memory in
+ * 2 MiB steps as the heap is used. */
+void cli_huge_heap(void);
 const char *cli_tool(void);
 
 /* "TOOL: FILE: offset N: reason" on stderr, one line. */

@@ -59,6 +59,7 @@ main(int argc, char **argv)
     int c;
 
     cli_init("pyprof-convert");
+    cli_huge_heap();
     while ((c = getopt_long(argc, argv, ":o:t:f:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':

@@ -120,6 +120,7 @@ main(int argc, char **argv)
     int c;
 
     cli_init("pyprof-diff");
+    cli_huge_heap();
     while ((c = getopt_long(argc, argv, ":o:T:f:n:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':

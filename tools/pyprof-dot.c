@@ -158,6 +158,7 @@ main(int argc, char **argv)
     int c;
 
     cli_init("pyprof-dot");
+    cli_huge_heap();
     paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) {
         cli_errorf("out of memory");

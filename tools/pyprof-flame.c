@@ -163,6 +163,7 @@ int
 main(int argc, char **argv)
 {
     cli_init("pyprof-flame");
+    cli_huge_heap();
     pyprof_flame_options fo = PYPROF_FLAME_OPTIONS_INIT;
     const char *format = NULL, *output = "-", *type = NULL;
     bool diff = false, normalize = false, countname_set = false;

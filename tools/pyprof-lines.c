@@ -88,6 +88,7 @@ main(int argc, char **argv)
     int c, status = CLI_EXIT_DATA;
 
     cli_init("pyprof-lines");
+    cli_huge_heap();
     roots = calloc((size_t)argc * 2 + 1, sizeof(*roots));
     if (!roots) {
         cli_errorf("out of memory");

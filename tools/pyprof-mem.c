@@ -483,6 +483,7 @@ int
 main(int argc, char **argv)
 {
     cli_init("pyprof-mem");
+    cli_huge_heap();
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"type", required_argument, NULL, 'T'},

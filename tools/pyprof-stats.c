@@ -305,6 +305,7 @@ main(int argc, char **argv)
     int export = EXPORT_NONE, opt;
 
     cli_init("pyprof-stats");
+    cli_huge_heap();
     int cmd_at = first_command(argc, argv);
     while ((opt = getopt_long(cmd_at, argv, ":f:o:T:ih", longopts, NULL)) != -1) {
         switch (opt) {
