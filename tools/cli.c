@@ -144,7 +144,8 @@ cli_error(const pyprof_error *err)
 }
 
 /* "TOOL: " `what` and the message, one line on stderr. */
-static void __attribute__((format(printf, 2, 0))) say(const char *what, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+say(const char *what, const char *fmt, va_list ap)
 {
     fprintf(stderr, "%s: %s", tool_name, what);
     vfprintf(stderr, fmt, ap);

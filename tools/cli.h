@@ -17,7 +17,8 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_DATA = 1, CLI_EXIT_USAGE = 2 };
  * have SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of
  * unfinished outputs before they end the program, keep getopt's own
  * messages off (cli_common_option gives the family's), and set glibc's
- * malloc to grow its heaps in bigger steps (cli.c says why). */
+ * malloc to grow its heap in bigger steps, with one arena for all
+ * threads (cli.c says why). */
 void cli_init(const char *tool);
 /* Have malloc's heap come in 2 MiB pages where the kernel allows (cli.c
  * says why): for a tool that may read one big profile, called once, right
