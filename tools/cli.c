@@ -56,8 +56,9 @@ on_fatal_signal(int sig)
  * set to "madvise", as here, or "always"), and all threads share one
  * arena, so that the reading threads take their blocks from that heap
  * too, not from thread heaps of 4 KiB pages.  The 100 MB file then took
- * 503 faults and 66 ms where it took 95 (CPU 0.94 s where 1.46 for 10
- * runs, in turn); its peak memory is 29 MiB where it was 21.  pyprof-stats
+ * 403-507 faults, and 91 ms where it took 125 (CPU 126 ms where 182:
+ * medians of 10 runs of ten, the two builds in turn, on a busy host);
+ * its peak memory is 29 MiB where it was 21.  pyprof-stats
  * sorts the 80,000 functions of pstats-large in 0.21 s where it took
  * 0.35.  The tools that read one big profile ask for it; pyprof-merge,
  * whose heap stays small and whose peak memory is weighed against one
